@@ -1,0 +1,1 @@
+"""Gradientes en PyTorch: comprobaciones para las lecciones y herramientas del instructor."""

@@ -1,0 +1,304 @@
+"""Checks that the lessons' test cells call.
+
+Every check compares in float64 and fails with a Spanish message that says what
+was expected, what came, and a hint. Functions are called on randomized inputs
+and compared with a reference (autograd on a reference formula, or central
+finite differences), so a hard-coded number cannot pass.
+"""
+
+import math
+import random
+
+import torch
+
+from autograder.integrity import tampered_names
+
+# Captured before any student code runs, so a replaced torch.allclose cannot help.
+_Tensor = torch.Tensor
+_Parameter = torch.nn.Parameter
+_allclose = torch.allclose
+_autograd_grad = torch.autograd.grad
+_detach = torch.Tensor.detach
+_to = torch.Tensor.to
+_float64 = torch.float64
+
+RTOL = 1e-6
+ATOL = 1e-8
+FD_RTOL = 1e-4
+FD_ATOL = 1e-6
+
+
+class CheckFailure(AssertionError):
+    """A failed check: shown to the student as one Spanish message, without a traceback."""
+
+    def _render_traceback_(self):
+        return [f"\x1b[1;31m✗ {self}\x1b[0m"]
+
+
+def passed(message):
+    """Print a success line for a visible self-check."""
+    print(f"✔ {message}")
+
+
+def fail(message, hint=None):
+    """Raise a CheckFailure with an optional hint."""
+    if hint:
+        message = f"{message}\n  Pista: {hint}"
+    raise CheckFailure(message)
+
+
+def ensure_untampered():
+    """Fail if the student's code replaced any torch function."""
+    names = tampered_names()
+    if names:
+        shown = ", ".join(names[:5])
+        fail(
+            f"tu código reemplazó funciones de PyTorch ({shown}); "
+            "las comprobaciones no pueden confiar en un torch modificado.",
+            "quita esas asignaciones, reinicia el kernel y vuelve a ejecutar el cuaderno.",
+        )
+
+
+def is_tensor(value):
+    """True only for real tensors (or parameters), never for look-alike objects."""
+    return type(value) is _Tensor or type(value) is _Parameter
+
+
+def describe(value):
+    """A short Spanish description of any value, for messages."""
+    if is_tensor(value):
+        shown = _detach(value)
+        text = repr(shown) if shown.numel() <= 6 else f"tensor de forma {tuple(shown.shape)}"
+        return text.replace("\n", " ")
+    return f"{value!r} (de tipo {type(value).__name__})"
+
+
+def _as_float64(value):
+    return _to(_detach(value), _float64)
+
+
+def check_tensor(value, expected, *, name="el resultado", rtol=RTOL, atol=ATOL, hint=None):
+    """Check that ``value`` is a tensor of ``expected``'s shape with close values."""
+    ensure_untampered()
+    if not is_tensor(value):
+        fail(f"{name} debía ser un torch.Tensor, pero llegó {describe(value)}.", hint)
+    if not is_tensor(expected):
+        expected = torch.as_tensor(expected, dtype=_float64)
+    if tuple(value.shape) != tuple(expected.shape):
+        fail(
+            f"{name} debía tener forma {tuple(expected.shape)}, pero tiene forma {tuple(value.shape)}.",
+            hint,
+        )
+    if value.is_complex() or not (value.is_floating_point() or value.dtype in _INTEGER_DTYPES):
+        fail(f"{name} debía ser numérico real, pero tiene dtype {value.dtype}.", hint)
+    if not _allclose(_as_float64(value), _as_float64(expected), rtol=rtol, atol=atol):
+        fail(f"{name} no es correcto: se esperaba {describe(expected)}, pero llegó {describe(value)}.", hint)
+
+
+_INTEGER_DTYPES = (torch.int8, torch.int16, torch.int32, torch.int64, torch.uint8)
+
+
+def check_number(value, expected, *, name="el resultado", rtol=RTOL, atol=ATOL, hint=None):
+    """Check a Python number (or a one-element tensor) against ``expected``."""
+    ensure_untampered()
+    if is_tensor(value) and value.numel() == 1:
+        value = float(_as_float64(value).reshape(()))
+    if type(value) not in (int, float) or isinstance(value, bool):
+        fail(f"{name} debía ser un número, pero llegó {describe(value)}.", hint)
+    if not math.isclose(float(value), float(expected), rel_tol=rtol, abs_tol=atol):
+        fail(f"{name} no es correcto: se esperaba {expected!r}, pero llegó {value!r}.", hint)
+
+
+def check_equal(value, expected, *, name="el resultado", hint=None):
+    """Check exact equality for plain values (bool, str, int, tuple, None)."""
+    ensure_untampered()
+    if type(value) is not type(expected) or value != expected:
+        fail(f"{name} no es correcto: se esperaba {expected!r}, pero llegó {describe(value)}.", hint)
+
+
+_MISSING = object()
+
+
+def check_properties(
+    tensor,
+    *,
+    name="el tensor",
+    shape=None,
+    dtype=None,
+    requires_grad=None,
+    is_leaf=None,
+    grad_fn=_MISSING,
+    hint=None,
+):
+    """Check a tensor's shape, dtype, ``requires_grad``, ``is_leaf`` and ``grad_fn``.
+
+    ``grad_fn`` is ``None`` (must be absent) or the expected node name, e.g.
+    ``"MulBackward0"``. Properties left as ``None`` are not checked.
+    """
+    ensure_untampered()
+    if not is_tensor(tensor):
+        fail(f"{name} debía ser un torch.Tensor, pero llegó {describe(tensor)}.", hint)
+    if shape is not None and tuple(tensor.shape) != tuple(shape):
+        fail(f"{name} debía tener forma {tuple(shape)}, pero tiene forma {tuple(tensor.shape)}.", hint)
+    if dtype is not None and tensor.dtype != dtype:
+        fail(f"{name} debía tener dtype {dtype}, pero tiene dtype {tensor.dtype}.", hint)
+    if requires_grad is not None and tensor.requires_grad != requires_grad:
+        fail(
+            f"{name} debía tener requires_grad={requires_grad}, pero tiene requires_grad={tensor.requires_grad}.",
+            hint,
+        )
+    if is_leaf is not None and tensor.is_leaf != is_leaf:
+        fail(f"{name} debía tener is_leaf={is_leaf}, pero tiene is_leaf={tensor.is_leaf}.", hint)
+    if grad_fn is not _MISSING:
+        came = None if tensor.grad_fn is None else type(tensor.grad_fn).__name__
+        if came != grad_fn:
+            fail(f"{name} debía tener grad_fn={grad_fn}, pero tiene grad_fn={came}.", hint)
+
+
+def random_inputs(shapes, *, low=-2.0, high=2.0, seed=None):
+    """Return float64 tensors of the given shapes, uniform in ``[low, high)``."""
+    generator = torch.Generator().manual_seed(random.randrange(2**31) if seed is None else seed)
+    return tuple(
+        torch.rand(shape, generator=generator, dtype=_float64) * (high - low) + low for shape in shapes
+    )
+
+
+def finite_differences(fn, *inputs, eps=1e-6):
+    """Central finite-difference gradient of a scalar ``fn`` at ``inputs`` (float64)."""
+    inputs = tuple(_as_float64(x).clone() for x in inputs)
+    gradients = []
+    for x in inputs:
+        gradient = torch.zeros_like(x)
+        flat, flat_gradient = x.view(-1), gradient.view(-1)
+        for i in range(flat.numel()):
+            original = flat[i].item()
+            flat[i] = original + eps
+            forward = float(fn(*inputs))
+            flat[i] = original - eps
+            backward = float(fn(*inputs))
+            flat[i] = original
+            flat_gradient[i] = (forward - backward) / (2 * eps)
+        gradients.append(gradient)
+    return tuple(gradients)
+
+
+def reference_gradients(reference_fn, *inputs):
+    """Gradients of a scalar reference formula, by autograd in float64."""
+    leaves = tuple(_as_float64(x).clone().requires_grad_(True) for x in inputs)
+    return _autograd_grad(reference_fn(*leaves), leaves)
+
+
+def _format_inputs(inputs, names):
+    return ", ".join(f"{n} = {describe(x)}" for n, x in zip(names, inputs))
+
+
+def _call(student_fn, inputs, where, hint):
+    try:
+        return student_fn(*inputs)
+    except Exception as error:  # the student's code may raise anything
+        fail(f"tu función lanzó {type(error).__name__}: {error} (con {where}).", hint)
+
+
+def _trials(shapes, inputs, trials, low, high, seed):
+    if inputs is not None:
+        return [tuple(_as_float64(torch.as_tensor(x)) for x in case) for case in inputs]
+    rng = random.Random(seed)
+    return [random_inputs(shapes, low=low, high=high, seed=rng.randrange(2**31)) for _ in range(trials)]
+
+
+def check_function(
+    student_fn,
+    reference_fn,
+    *,
+    shapes=((),),
+    inputs=None,
+    names=None,
+    trials=5,
+    low=-2.0,
+    high=2.0,
+    seed=None,
+    check_grad=True,
+    rtol=RTOL,
+    atol=ATOL,
+    hint=None,
+):
+    """Call ``student_fn`` and ``reference_fn`` on the same inputs and compare.
+
+    Inputs are ``trials`` random float64 tensors of ``shapes`` (or the explicit
+    ``inputs``, a list of tuples). With ``check_grad`` the student's output must
+    stay in the graph, and its vector-Jacobian product with a random vector must
+    match the reference's, input by input.
+    """
+    ensure_untampered()
+    fn_name = getattr(student_fn, "__name__", "tu función")
+    if not callable(student_fn):
+        fail(f"{fn_name} debía ser una función, pero llegó {describe(student_fn)}.", hint)
+    names = names or [f"x{i}" if len(shapes) > 1 else "x" for i in range(len(shapes))]
+    for case in _trials(shapes, inputs, trials, low, high, seed):
+        where = _format_inputs(case, names)
+        leaves = tuple(x.clone().requires_grad_(check_grad) for x in case)
+        came = _call(student_fn, leaves, where, hint)
+        expected_leaves = tuple(x.clone().requires_grad_(check_grad) for x in case)
+        expected = reference_fn(*expected_leaves)
+        check_tensor(came, expected, name=f"{fn_name}({where})", rtol=rtol, atol=atol, hint=hint)
+        ensure_untampered()
+        if not check_grad:
+            continue
+        if came.grad_fn is None:
+            fail(
+                f"el resultado de {fn_name}({where}) no está en el grafo computacional (grad_fn es None).",
+                hint or "no uses .item(), .detach() ni torch.no_grad() dentro de la función.",
+            )
+        weights = random_inputs([tuple(expected.shape)], low=0.5, high=1.5)[0]
+        came_grads = _autograd_grad((came * weights).sum(), leaves, allow_unused=True)
+        expected_grads = _autograd_grad((expected * weights).sum(), expected_leaves, allow_unused=True)
+        for name, leaf, got, want in zip(names, leaves, came_grads, expected_grads):
+            got = torch.zeros_like(leaf) if got is None else got
+            want = torch.zeros_like(leaf) if want is None else want
+            check_tensor(got, want, name=f"el gradiente respecto a {name} ({where})", rtol=rtol, atol=atol, hint=hint)
+
+
+def check_gradient_function(
+    student_fn,
+    reference_fn,
+    *,
+    shapes=((),),
+    inputs=None,
+    names=None,
+    trials=5,
+    low=-2.0,
+    high=2.0,
+    seed=None,
+    method="autograd",
+    hint=None,
+):
+    """Check a student function that returns the gradient(s) of ``reference_fn``.
+
+    ``student_fn`` takes plain tensors and returns one gradient (one input) or a
+    tuple of gradients. They are compared with autograd on the scalar reference
+    formula in float64 (``method="autograd"``) or with central finite
+    differences (``method="diferencias_finitas"``).
+    """
+    ensure_untampered()
+    fn_name = getattr(student_fn, "__name__", "tu función")
+    if not callable(student_fn):
+        fail(f"{fn_name} debía ser una función, pero llegó {describe(student_fn)}.", hint)
+    names = names or [f"x{i}" if len(shapes) > 1 else "x" for i in range(len(shapes))]
+    for case in _trials(shapes, inputs, trials, low, high, seed):
+        where = _format_inputs(case, names)
+        came = _call(student_fn, tuple(x.clone() for x in case), where, hint)
+        if method == "autograd":
+            expected = reference_gradients(reference_fn, *case)
+            rtol, atol = RTOL, ATOL
+        else:
+            expected = finite_differences(reference_fn, *case)
+            rtol, atol = FD_RTOL, FD_ATOL
+        if len(case) == 1:
+            came = (came,)
+        elif type(came) not in (tuple, list) or len(came) != len(case):
+            fail(
+                f"{fn_name} debía devolver {len(case)} gradientes (uno por entrada), pero devolvió {describe(came)}.",
+                hint,
+            )
+        for name, got, want in zip(names, came, expected):
+            check_tensor(got, want, name=f"el gradiente respecto a {name} ({where})", rtol=rtol, atol=atol, hint=hint)

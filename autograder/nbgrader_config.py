@@ -1,0 +1,47 @@
+"""nbgrader configuration for the course (loaded by the `curso` CLI)."""
+
+c = get_config()  # noqa: F821 (provided by traitlets when nbgrader loads this file)
+
+c.CourseDirectory.source_directory = "solutions"
+c.CourseDirectory.release_directory = "notebooks"
+c.CourseDirectory.submitted_directory = "submitted"
+c.CourseDirectory.autograded_directory = "autograded"
+c.CourseDirectory.feedback_directory = "feedback"
+
+c.ClearSolutions.code_stub = {"python": "# TU CÓDIGO AQUÍ\nraise NotImplementedError()"}
+c.ClearSolutions.text_stub = "ESCRIBE AQUÍ TU RESPUESTA"
+c.ClearSolutions.enforce_metadata = True
+
+# Lesson cells are quick: a cell that runs longer is an infinite loop.
+c.Execute.timeout = 30
+c.Execute.interrupt_on_timeout = True
+# Load the integrity snapshot before any student code can patch torch.
+c.Execute.extra_arguments = [
+    "--HistoryManager.hist_file=:memory:",
+    "--IPKernelApp.exec_lines=['import autograder.checks']",
+]
+
+# Warnings on stderr (PyTorch's UserWarning, DeprecationWarning...) do not cost points.
+c.IgnorePattern.enabled = True
+c.IgnorePattern.pattern = r"Warning"
+
+# A deleted or edited test cell comes back from the gradebook.
+c.OverwriteCells.add_missing_cells = True
+c.OverwriteCells.missing_cell_notification = (
+    "# Esta celda (id: {cell_id}) faltaba en la entrega y se restauró para calificar.\n"
+)
+
+c.Autograde.autograde_preprocessors = [
+    "autograder.preprocessors.ResilientExecute",
+    "nbgrader.preprocessors.IgnorePattern",
+    "nbconvert.preprocessors.ClearMetadataPreprocessor",
+    "nbgrader.preprocessors.LimitOutput",
+    "nbgrader.preprocessors.SaveAutoGrades",
+    "nbgrader.preprocessors.AssignLatePenalties",
+    "nbgrader.preprocessors.CheckCellMetadata",
+]
+c.GenerateFeedback.preprocessors = [
+    "nbgrader.preprocessors.GetGrades",
+    "autograder.preprocessors.HideHiddenTests",
+    "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor",
+]

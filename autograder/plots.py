@@ -1,0 +1,45 @@
+"""Plots that the lessons share: a function with its tangent, and a slider to move it."""
+
+import matplotlib.pyplot as plt
+import torch
+
+
+def value_and_slope(fn, x0):
+    """Value of ``fn`` at ``x0`` and its derivative there, computed by autograd."""
+    x = torch.tensor(float(x0), dtype=torch.float64, requires_grad=True)
+    y = fn(x)
+    y.backward()
+    return y.item(), x.grad.item()
+
+
+def plot_tangent(fn, x0, *, xlim=(-3.0, 3.0), title=None, ax=None):
+    """Draw ``fn`` and its tangent line at ``x0`` (slope from autograd); return the axes."""
+    if ax is None:
+        _, ax = plt.subplots(figsize=(6, 4))
+    xs = torch.linspace(*xlim, 200, dtype=torch.float64)
+    with torch.no_grad():
+        ys = fn(xs)
+    y0, slope = value_and_slope(fn, x0)
+    ax.plot(xs, ys, label="f(x)")
+    ax.plot(xs, y0 + slope * (xs - x0), "--", label=f"tangente en x = {x0:.2f}")
+    ax.plot([x0], [y0], "o", color="black")
+    margin = 0.15 * float(ys.max() - ys.min() + 1e-9)
+    ax.set_ylim(float(ys.min()) - margin, float(ys.max()) + margin)
+    ax.set_title(title or f"Pendiente en x = {x0:.2f}: f'(x) = {slope:.3f}")
+    ax.set_xlabel("x")
+    ax.set_ylabel("f(x)")
+    ax.grid(alpha=0.3)
+    ax.legend(loc="best")
+    return ax
+
+
+def tangent_slider(fn, *, xlim=(-3.0, 3.0), x0=0.0, step=0.05):
+    """An ipywidgets slider that moves ``x`` and redraws the tangent and its gradient."""
+    from ipywidgets import FloatSlider, interact
+
+    def draw(x):
+        plot_tangent(fn, x, xlim=xlim)
+        plt.show()
+
+    slider = FloatSlider(value=x0, min=xlim[0], max=xlim[1], step=step, description="x", continuous_update=False)
+    return interact(draw, x=slider)
