@@ -69,7 +69,7 @@ def describe(value):
     if is_tensor(value):
         shown = _detach(value)
         text = repr(shown) if shown.numel() <= 6 else f"tensor de forma {tuple(shown.shape)}"
-        return text.replace("\n", " ")
+        return " ".join(text.replace(", dtype=torch.float64", "").split())
     return f"{value!r} (de tipo {type(value).__name__})"
 
 
@@ -80,6 +80,10 @@ def _as_float64(value):
 def check_tensor(value, expected, *, name="el resultado", rtol=RTOL, atol=ATOL, hint=None):
     """Check that ``value`` is a tensor of ``expected``'s shape with close values."""
     ensure_untampered()
+    _compare(value, expected, name, rtol, atol, hint)
+
+
+def _compare(value, expected, name, rtol, atol, hint):
     if not is_tensor(value):
         fail(f"{name} debía ser un torch.Tensor, pero llegó {describe(value)}.", hint)
     if not is_tensor(expected):
@@ -158,9 +162,7 @@ def check_properties(
 def random_inputs(shapes, *, low=-2.0, high=2.0, seed=None):
     """Return float64 tensors of the given shapes, uniform in ``[low, high)``."""
     generator = torch.Generator().manual_seed(random.randrange(2**31) if seed is None else seed)
-    return tuple(
-        torch.rand(shape, generator=generator, dtype=_float64) * (high - low) + low for shape in shapes
-    )
+    return tuple(torch.rand(shape, generator=generator, dtype=_float64) * (high - low) + low for shape in shapes)
 
 
 def finite_differences(fn, *inputs, eps=1e-6):
@@ -189,7 +191,7 @@ def reference_gradients(reference_fn, *inputs):
 
 
 def _format_inputs(inputs, names):
-    return ", ".join(f"{n} = {describe(x)}" for n, x in zip(names, inputs))
+    return ", ".join(f"{n} = {describe(x)}" for n, x in zip(names, inputs, strict=True))
 
 
 def _call(student_fn, inputs, where, hint):
@@ -197,6 +199,10 @@ def _call(student_fn, inputs, where, hint):
         return student_fn(*inputs)
     except Exception as error:  # the student's code may raise anything
         fail(f"tu función lanzó {type(error).__name__}: {error} (con {where}).", hint)
+
+
+def _default_names(count):
+    return ["x"] if count == 1 else [f"x{i}" for i in range(count)]
 
 
 def _trials(shapes, inputs, trials, low, high, seed):
@@ -233,15 +239,15 @@ def check_function(
     fn_name = getattr(student_fn, "__name__", "tu función")
     if not callable(student_fn):
         fail(f"{fn_name} debía ser una función, pero llegó {describe(student_fn)}.", hint)
-    names = names or [f"x{i}" if len(shapes) > 1 else "x" for i in range(len(shapes))]
-    for case in _trials(shapes, inputs, trials, low, high, seed):
+    cases = _trials(shapes, inputs, trials, low, high, seed)
+    names = names or _default_names(len(cases[0]))
+    for case in cases:
         where = _format_inputs(case, names)
         leaves = tuple(x.clone().requires_grad_(check_grad) for x in case)
         came = _call(student_fn, leaves, where, hint)
         expected_leaves = tuple(x.clone().requires_grad_(check_grad) for x in case)
         expected = reference_fn(*expected_leaves)
-        check_tensor(came, expected, name=f"{fn_name}({where})", rtol=rtol, atol=atol, hint=hint)
-        ensure_untampered()
+        _compare(came, expected, f"{fn_name}({where})", rtol, atol, hint)
         if not check_grad:
             continue
         if came.grad_fn is None:
@@ -252,10 +258,11 @@ def check_function(
         weights = random_inputs([tuple(expected.shape)], low=0.5, high=1.5)[0]
         came_grads = _autograd_grad((came * weights).sum(), leaves, allow_unused=True)
         expected_grads = _autograd_grad((expected * weights).sum(), expected_leaves, allow_unused=True)
-        for name, leaf, got, want in zip(names, leaves, came_grads, expected_grads):
+        for name, leaf, got, want in zip(names, leaves, came_grads, expected_grads, strict=True):
             got = torch.zeros_like(leaf) if got is None else got
             want = torch.zeros_like(leaf) if want is None else want
-            check_tensor(got, want, name=f"el gradiente respecto a {name} ({where})", rtol=rtol, atol=atol, hint=hint)
+            _compare(got, want, f"el gradiente respecto a {name} ({where})", rtol, atol, hint)
+    ensure_untampered()
 
 
 def check_gradient_function(
@@ -283,8 +290,9 @@ def check_gradient_function(
     fn_name = getattr(student_fn, "__name__", "tu función")
     if not callable(student_fn):
         fail(f"{fn_name} debía ser una función, pero llegó {describe(student_fn)}.", hint)
-    names = names or [f"x{i}" if len(shapes) > 1 else "x" for i in range(len(shapes))]
-    for case in _trials(shapes, inputs, trials, low, high, seed):
+    cases = _trials(shapes, inputs, trials, low, high, seed)
+    names = names or _default_names(len(cases[0]))
+    for case in cases:
         where = _format_inputs(case, names)
         came = _call(student_fn, tuple(x.clone() for x in case), where, hint)
         if method == "autograd":
@@ -300,5 +308,6 @@ def check_gradient_function(
                 f"{fn_name} debía devolver {len(case)} gradientes (uno por entrada), pero devolvió {describe(came)}.",
                 hint,
             )
-        for name, got, want in zip(names, came, expected):
-            check_tensor(got, want, name=f"el gradiente respecto a {name} ({where})", rtol=rtol, atol=atol, hint=hint)
+        for name, got, want in zip(names, came, expected, strict=True):
+            _compare(got, want, f"el gradiente respecto a {name} ({where})", rtol, atol, hint)
+    ensure_untampered()

@@ -1,0 +1,36 @@
+# Gradientes en PyTorch: dos órdenes lo preparan todo.
+#   make lab    instala lo necesario y abre JupyterLab en el índice del curso
+#   make test   instala lo necesario y ejecuta todas las pruebas
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+INSTALADO := $(VENV)/.instalado
+
+.PHONY: lab test instalar lint generar demo
+
+lab: instalar
+	@scripts/instalar-sistema.sh graphviz || echo "Aviso: sin Graphviz (dot) las lecciones no podrán dibujar los grafos."
+	$(BIN)/jupyter lab notebooks/indice.ipynb
+
+test: instalar
+	scripts/instalar-sistema.sh graphviz navegador
+	$(BIN)/python -m pytest -n 2
+
+instalar: $(INSTALADO)
+
+$(INSTALADO): requirements.txt pyproject.toml assets/jupyterlab/overrides.json
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet -r requirements.txt
+	$(BIN)/python -m pip install --quiet --no-deps --no-build-isolation -e .
+	$(BIN)/python -m autograder.lab_setup
+	touch $(INSTALADO)
+
+lint: instalar
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+generar: instalar
+	$(BIN)/curso generar
+
+demo: instalar
+	$(BIN)/curso demo

@@ -1,0 +1,70 @@
+"""From a folder or zip of submissions to grades, feedback, CSV files and plots."""
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from rich.console import Console
+from rich.progress import Progress
+
+from autograder import grade, report, submissions
+from autograder.course import available_lessons, find_lesson
+
+
+@dataclass
+class BatchResult:
+    """Everything one grading run produced."""
+
+    workspace: Path
+    submissions: list
+    outcomes: list
+    tables: dict = field(default_factory=dict)
+
+    def status(self, student, lesson_id):
+        """The Spanish status of one student's submission for one lesson."""
+        notes = []
+        for submission in self.submissions:
+            if submission.student == student and submission.lesson == lesson_id:
+                notes += submission.problems + submission.warnings
+        for outcome in self.outcomes:
+            if outcome.student == student and outcome.lesson == lesson_id and outcome.message:
+                notes.append(outcome.message)
+        return "; ".join(notes) or "calificada"
+
+
+def run(source, workspace, lesson_id=None, console=None):
+    """Grade every submission in ``source`` inside the nbgrader workspace ``workspace``."""
+    console = console or Console()
+    workspace = Path(workspace).resolve()
+    lesson_ids = [lesson.id for lesson in available_lessons()]
+    if lesson_id is not None:
+        find_lesson(lesson_id)
+    found = submissions.collect(source, workspace / "submitted", lesson_ids, default_lesson=lesson_id)
+    if lesson_id is not None:
+        found = [s for s in found if s.lesson in (lesson_id, None)]
+    for submission in found:
+        for problem in submission.problems:
+            console.print(f"[red]✗ {submission.student}[/red] ({submission.original}): {problem}")
+        for warning in submission.warnings:
+            console.print(f"[yellow]! {submission.student}[/yellow] ({submission.lesson}): {warning}")
+    gradable = [s for s in found if s.gradable]
+    lessons = sorted({s.lesson for s in found if s.lesson})
+    result = BatchResult(workspace, found, [])
+    if not gradable:
+        console.print("[red]No hay ninguna entrega que se pueda calificar.[/red]")
+    else:
+        with console.status("Preparando el libro de calificaciones…"):
+            grade.prepare(workspace, sorted({s.lesson for s in gradable}))
+        with Progress(console=console, transient=True) as progress:
+            task = progress.add_task("Calificando", total=len(gradable))
+            for submission in gradable:
+                progress.update(task, description=f"Calificando {submission.student} · {submission.lesson}")
+                outcome = grade.grade_one(workspace, submission.student, submission.lesson)
+                result.outcomes.append(outcome)
+                if not outcome.graded:
+                    console.print(f"[red]✗ {outcome.student}[/red] ({outcome.lesson}): {outcome.message}")
+                progress.advance(task)
+    db_url = f"sqlite:///{workspace / 'gradebook.db'}"
+    for lesson in lessons:
+        statuses = {s.student: result.status(s.student, lesson) for s in found if s.lesson == lesson}
+        result.tables[lesson] = report.write_reports(db_url, lesson, statuses, workspace / "informes")
+    return result

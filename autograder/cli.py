@@ -1,0 +1,144 @@
+"""``curso``: the instructor's command line, in Spanish."""
+
+import argparse
+import sys
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+
+from autograder import batch, release
+from autograder.course import NOTEBOOKS, ROOT, find_lesson
+
+console = Console()
+
+
+ARGPARSE_ERRORS = {
+    "the following arguments are required": "faltan argumentos obligatorios",
+    "unrecognized arguments": "argumentos no reconocidos",
+    "invalid choice": "opción no válida",
+    "choose from": "elige entre",
+    "expected one argument": "se esperaba un argumento",
+}
+
+
+class SpanishParser(argparse.ArgumentParser):
+    """argparse with its fixed English words in Spanish."""
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("add_help", False)
+        super().__init__(*args, **kwargs)
+        self._positionals.title = "argumentos"
+        self._optionals.title = "opciones"
+        self.add_argument("-h", "--help", action="help", help="muestra esta ayuda y termina")
+
+    def format_usage(self):
+        return super().format_usage().replace("usage:", "uso:")
+
+    def format_help(self):
+        return super().format_help().replace("usage:", "uso:")
+
+    def error(self, message):
+        for english, spanish in ARGPARSE_ERRORS.items():
+            message = message.replace(english, spanish)
+        self.print_usage(sys.stderr)
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+def cmd_generar(args):
+    lessons = [find_lesson(lesson_id) for lesson_id in args.lecciones] or None
+    done = release.generate(args.destino, lessons)
+    for lesson in done:
+        console.print(f"[green]✔[/green] {lesson.id}")
+    console.print(f"Cuadernos del estudiante en [bold]{args.destino}[/bold] (con el índice {release.INDEX_NAME}).")
+
+
+def show_results(result):
+    for lesson_id, table in result.tables.items():
+        view = Table(title=f"{lesson_id}")
+        for column in ("alumno", "automática", "total", "estado"):
+            view.add_column(column)
+        for row in table.itertuples():
+            view.add_row(
+                row.alumno,
+                f"{row.puntos_automaticos:g} / {row.maximo_automatico:g}",
+                f"{row.total:g} / {row.maximo:g}",
+                row.estado,
+            )
+        console.print(view)
+    console.print(
+        f"Calificaciones y gráficas en [bold]{result.workspace / 'informes'}[/bold]; "
+        f"retroalimentación en [bold]{result.workspace / 'feedback'}[/bold]."
+    )
+
+
+def cmd_calificar(args):
+    result = batch.run(args.entregas, args.directorio, args.leccion, console)
+    show_results(result)
+
+
+def cmd_demo(args):
+    from autograder.demo import build_demo
+
+    lessons = [find_lesson(lesson_id) for lesson_id in args.lecciones] or None
+    folder = Path(args.directorio) / "entregas_demo"
+    build_demo(folder, lessons)
+    console.print(f"Entregas de ejemplo creadas en [bold]{folder}[/bold].")
+    show_results(batch.run(folder, args.directorio, console=console))
+
+
+def parser():
+    main = SpanishParser(
+        prog="curso",
+        description="Herramientas del instructor de «Gradientes en PyTorch»: generar los cuadernos del "
+        "estudiante y calificar entregas con nbgrader.",
+    )
+    commands = main.add_subparsers(title="órdenes", dest="orden", metavar="ORDEN", parser_class=SpanishParser)
+    commands.required = True
+
+    generar = commands.add_parser(
+        "generar", help="regenera notebooks/ desde solutions/", description="Regenera los cuadernos del estudiante."
+    )
+    generar.add_argument("lecciones", nargs="*", metavar="LECCION", help="lecciones a generar (por defecto, todas)")
+    generar.add_argument("--destino", type=Path, default=NOTEBOOKS, help="carpeta de salida (por defecto notebooks/)")
+    generar.set_defaults(func=cmd_generar)
+
+    calificar = commands.add_parser(
+        "calificar",
+        help="califica una carpeta o un .zip de entregas",
+        description="Califica entregas: una carpeta alumno/leccion/leccion.ipynb, o el .zip que descarga el LMS "
+        "(Moodle, Canvas). Escribe notas, retroalimentación HTML, un CSV por lección y gráficas.",
+    )
+    calificar.add_argument("entregas", type=Path, metavar="ENTREGAS", help="carpeta o archivo .zip con las entregas")
+    calificar.add_argument("--leccion", help="califica solo esta lección (y asígnala a cuadernos con nombre ambiguo)")
+    calificar.add_argument(
+        "--directorio",
+        type=Path,
+        default=ROOT,
+        help="espacio de trabajo de nbgrader (por defecto, la raíz del curso)",
+    )
+    calificar.set_defaults(func=cmd_calificar)
+
+    demo = commands.add_parser(
+        "demo",
+        help="crea entregas de ejemplo y las califica",
+        description="Crea entregas de ejemplo (correcta, en blanco, con valores fijos, rotas...) y las califica.",
+    )
+    demo.add_argument("lecciones", nargs="*", metavar="LECCION", help="lecciones (por defecto, todas)")
+    demo.add_argument("--directorio", type=Path, default=ROOT / "demo", help="espacio de trabajo (por defecto demo/)")
+    demo.set_defaults(func=cmd_demo)
+    return main
+
+
+def main(argv=None):
+    args = parser().parse_args(argv)
+    try:
+        args.func(args)
+    except (ValueError, FileNotFoundError, RuntimeError) as error:
+        console.print(f"[red]Error:[/red] {error}")
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

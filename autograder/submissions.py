@@ -1,0 +1,143 @@
+"""Collect submissions from a folder or an LMS zip into nbgrader's ``submitted/`` layout.
+
+Accepted layouts (also inside a zip, with or without one wrapping folder):
+``<alumno>/<leccion>/<leccion>.ipynb`` (nbgrader), ``<alumno>/<archivo>.ipynb`` (Moodle:
+``Nombre Apellido_123_assignsubmission_file_/...``) and flat ``<alumno>_<...>_<leccion>.ipynb``.
+"""
+
+import re
+import shutil
+import tempfile
+import unicodedata
+import zipfile
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import nbformat
+
+IGNORED_PARTS = {"__MACOSX", ".ipynb_checkpoints"}
+MOODLE_SUFFIX = re.compile(r"_\d+_assign(submission|ment)\w*$")
+LMS_IDS = re.compile(r"_\d+.*$")
+
+
+@dataclass
+class Submission:
+    """One student's notebook for one lesson, or the reason it cannot be graded."""
+
+    student: str
+    lesson: str | None
+    original: Path
+    problems: list = field(default_factory=list)
+    warnings: list = field(default_factory=list)
+
+    @property
+    def gradable(self):
+        return self.lesson is not None and not self.problems
+
+
+def student_id(name):
+    """An ASCII snake_case id from a folder or file name ("Ana Núñez_12_assignsubmission_file_")."""
+    name = MOODLE_SUFFIX.sub("", name)
+    ascii_name = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode()
+    slug = re.sub(r"[^a-z0-9]+", "_", ascii_name.lower()).strip("_")
+    return slug or "alumno_sin_nombre"
+
+
+@contextmanager
+def opened(source):
+    """Yield a folder with the submissions: ``source`` itself, or a zip extracted to a temp dir."""
+    source = Path(source)
+    if source.is_dir():
+        yield source
+        return
+    if not source.exists():
+        raise FileNotFoundError(f"No existe «{source}».")
+    if not zipfile.is_zipfile(source):
+        raise ValueError(f"«{source}» no es una carpeta ni un archivo .zip.")
+    with tempfile.TemporaryDirectory(prefix="curso-entregas-") as tmp, zipfile.ZipFile(source) as archive:
+        archive.extractall(tmp)  # ZipFile drops absolute paths and ".." from member names
+        yield Path(tmp)
+
+
+def _notebook_files(folder):
+    files = [p for p in folder.rglob("*.ipynb") if not IGNORED_PARTS & set(p.parts)]
+    return sorted(p.relative_to(folder) for p in files)
+
+
+def _strip_wrapper(relatives):
+    """Drop one folder that wraps everything (a zip of ``entregas/...``) unless it is a student."""
+    tops = {rel.parts[0] for rel in relatives if len(rel.parts) > 2}
+    if len(tops) == 1 and all(len(rel.parts) > 2 and rel.parts[0] in tops for rel in relatives):
+        return [Path(*rel.parts[1:]) for rel in relatives]
+    return relatives
+
+
+def _lesson_from_name(stem, lesson_ids):
+    matches = [lesson for lesson in lesson_ids if lesson in stem]
+    if len(matches) == 1:
+        return matches[0]
+    number = re.match(r"(?:.*[_\- ])?(\d{2})(?:[_\- ]|$)", stem)
+    by_number = [lesson for lesson in lesson_ids if number and lesson.startswith(number.group(1) + "_")]
+    return by_number[0] if len(by_number) == 1 else None
+
+
+def identify(relative, lesson_ids, default_lesson=None):
+    """Work out student and lesson for one notebook path relative to the submissions folder."""
+    folders, stem = relative.parts[:-1], relative.stem
+    lesson = next((part for part in folders if part in lesson_ids), None)
+    if lesson is not None:
+        index = folders.index(lesson)
+        student = folders[index - 1] if index > 0 else LMS_IDS.sub("", stem)
+    else:
+        student = folders[-1] if folders else LMS_IDS.sub("", stem)
+        lesson = _lesson_from_name(stem, lesson_ids) or default_lesson
+    submission = Submission(student_id(student), lesson, relative)
+    if lesson is None:
+        known = ", ".join(lesson_ids)
+        submission.problems.append(
+            f"no se reconoce la lección de «{relative}»: el archivo debe llamarse como la lección ({known})."
+        )
+    elif relative.name != f"{lesson}.ipynb":
+        submission.warnings.append(f"el archivo se llamaba «{relative.name}»; se calificó como {lesson}.ipynb.")
+    return submission
+
+
+def _check_notebook(path, submission):
+    try:
+        notebook = nbformat.read(path, as_version=nbformat.NO_CONVERT)
+        nbformat.validate(notebook)
+    except Exception as error:  # invalid JSON, wrong schema, binary garbage...
+        detail = " ".join(str(error).split())[:200]
+        submission.problems.append(f"el archivo no es un cuaderno de Jupyter válido ({detail}).")
+
+
+def _deduplicate(submissions):
+    """Keep one notebook per student and lesson, preferring the correctly named one."""
+    kept, seen = [], {}
+    for submission in sorted(submissions, key=lambda s: bool(s.warnings)):
+        key = (submission.student, submission.lesson)
+        if submission.lesson is not None and key in seen:
+            seen[key].warnings.append(f"había más de un cuaderno; se ignoró «{submission.original}».")
+            continue
+        seen[key] = submission
+        kept.append(submission)
+    return kept
+
+
+def collect(source, submitted_dir, lesson_ids, default_lesson=None):
+    """Copy every recognisable submission under ``submitted_dir``; return them all, problems included."""
+    submitted_dir = Path(submitted_dir)
+    with opened(source) as folder:
+        relatives = _strip_wrapper(_notebook_files(folder))
+        originals = dict(zip(relatives, _notebook_files(folder), strict=True))
+        submissions = _deduplicate([identify(rel, lesson_ids, default_lesson) for rel in relatives])
+        for submission in submissions:
+            path = folder / originals[submission.original]
+            _check_notebook(path, submission)
+            if submission.gradable:
+                target = submitted_dir / submission.student / submission.lesson
+                shutil.rmtree(target, ignore_errors=True)
+                target.mkdir(parents=True)
+                shutil.copyfile(path, target / f"{submission.lesson}.ipynb")
+    return submissions

@@ -1,0 +1,174 @@
+"""The check helpers, tested against PyTorch itself (float64, as micrograd does)."""
+
+import pytest
+import torch
+
+from autograder import checks
+from autograder.checks import CheckFailure
+
+
+def polynomial(x):
+    return 5 * x**3 + 2 * x**2 + 4 * x + 8
+
+
+def polynomial_slope(x):
+    return 15 * x**2 + 4 * x + 4
+
+
+def two_inputs(a, b):
+    return (a * b + a).sum()
+
+
+def test_finite_differences_match_autograd_on_random_functions():
+    a, b = checks.random_inputs([(3,), (3,)], seed=1)
+    expected = checks.reference_gradients(lambda a, b: (torch.sin(a) * b**2 + a.exp()).sum(), a, b)
+    approx = checks.finite_differences(lambda a, b: (torch.sin(a) * b**2 + a.exp()).sum(), a, b)
+    for got, want in zip(approx, expected, strict=True):
+        assert torch.allclose(got, want, rtol=1e-6, atol=1e-7)
+
+
+def test_random_inputs_are_float64_in_range_and_reproducible():
+    first = checks.random_inputs([(4,), (2, 3)], low=-1, high=1, seed=7)
+    again = checks.random_inputs([(4,), (2, 3)], low=-1, high=1, seed=7)
+    assert [x.shape for x in first] == [torch.Size([4]), torch.Size([2, 3])]
+    assert all(x.dtype == torch.float64 and x.min() >= -1 and x.max() < 1 for x in first)
+    assert all(torch.equal(x, y) for x, y in zip(first, again, strict=True))
+    assert not torch.equal(checks.random_inputs([(4,)])[0], checks.random_inputs([(4,)])[0])
+
+
+def test_check_function_accepts_a_correct_function():
+    checks.check_function(polynomial, polynomial)
+    checks.check_function(two_inputs, two_inputs, shapes=((3,), (3,)), names=["a", "b"])
+
+
+def test_check_function_rejects_a_hard_coded_value():
+    with pytest.raises(CheckFailure, match="se esperaba"):
+        checks.check_function(lambda x: torch.tensor(64.0), polynomial)
+
+
+def test_check_function_passes_the_printed_example_but_not_random_inputs():
+    def hard_coded(x):
+        return torch.tensor(64.0, dtype=torch.float64) + 0 * x
+
+    checks.check_function(hard_coded, polynomial, inputs=[(torch.tensor(2.0),)], check_grad=False)
+    with pytest.raises(CheckFailure):
+        checks.check_function(hard_coded, polynomial)
+
+
+def test_check_function_rejects_a_detached_result():
+    with pytest.raises(CheckFailure, match="grad_fn es None"):
+        checks.check_function(lambda x: polynomial(x).detach(), polynomial)
+
+
+def test_check_function_rejects_right_values_with_wrong_gradients():
+    def fake(x):
+        return x + (polynomial(x) - x).detach()
+
+    with pytest.raises(CheckFailure, match="gradiente respecto a x"):
+        checks.check_function(fake, polynomial)
+
+
+def test_check_function_reports_the_students_exception():
+    def broken(x):
+        raise NotImplementedError()
+
+    with pytest.raises(CheckFailure, match="NotImplementedError"):
+        checks.check_function(broken, polynomial)
+
+
+def test_check_gradient_function_with_autograd_and_finite_differences():
+    checks.check_gradient_function(polynomial_slope, polynomial)
+    checks.check_gradient_function(polynomial_slope, polynomial, method="diferencias_finitas")
+    with pytest.raises(CheckFailure, match="gradiente"):
+        checks.check_gradient_function(lambda x: torch.tensor(72.0), polynomial)
+
+
+def test_check_gradient_function_needs_one_gradient_per_input():
+    def gradients(a, b):
+        return b + 1, a
+
+    checks.check_gradient_function(gradients, two_inputs, shapes=((), ()))
+    with pytest.raises(CheckFailure, match="debía devolver 2 gradientes"):
+        checks.check_gradient_function(lambda a, b: b + 1, two_inputs, shapes=((), ()))
+
+
+def test_an_object_equal_to_everything_is_not_a_tensor():
+    class AlwaysEqual:
+        def __eq__(self, other):
+            return True
+
+    with pytest.raises(CheckFailure, match="torch.Tensor"):
+        checks.check_tensor(AlwaysEqual(), torch.tensor(1.0))
+    with pytest.raises(CheckFailure, match="torch.Tensor"):
+        checks.check_function(lambda x: AlwaysEqual(), polynomial)
+
+
+def test_a_tensor_subclass_that_lies_is_rejected():
+    class Liar(torch.Tensor):
+        def __eq__(self, other):
+            return True
+
+    with pytest.raises(CheckFailure, match="torch.Tensor"):
+        checks.check_tensor(torch.tensor(0.0).as_subclass(Liar), torch.tensor(1.0))
+
+
+def test_replacing_torch_functions_is_detected(monkeypatch):
+    monkeypatch.setattr(torch, "allclose", lambda *args, **kwargs: True)
+    with pytest.raises(CheckFailure, match=r"torch\.allclose"):
+        checks.check_tensor(torch.tensor(2.0), torch.tensor(1.0))
+
+
+def test_replacing_tensor_methods_is_detected(monkeypatch):
+    monkeypatch.setattr(torch.Tensor, "__mul__", lambda self, other: self)
+    with pytest.raises(CheckFailure, match=r"torch\.Tensor\.__mul__"):
+        checks.check_function(polynomial, polynomial)
+
+
+def test_check_tensor_compares_shape_and_values():
+    checks.check_tensor(torch.tensor([1.0, 2.0], dtype=torch.float32), torch.tensor([1.0, 2.0]))
+    with pytest.raises(CheckFailure, match="forma"):
+        checks.check_tensor(torch.tensor([1.0, 2.0]), torch.tensor([[1.0, 2.0]]))
+    with pytest.raises(CheckFailure, match="no es correcto"):
+        checks.check_tensor(torch.tensor([1.0, 2.5]), torch.tensor([1.0, 2.0]))
+
+
+def test_check_number_rejects_booleans_and_wrong_values():
+    checks.check_number(72.0, 72)
+    checks.check_number(torch.tensor(72.0), 72)
+    with pytest.raises(CheckFailure, match="número"):
+        checks.check_number(True, 1)
+    with pytest.raises(CheckFailure, match="se esperaba 72"):
+        checks.check_number(71.0, 72)
+
+
+def test_check_equal_is_strict_about_types():
+    checks.check_equal(True, True)
+    with pytest.raises(CheckFailure):
+        checks.check_equal(1, True)
+
+
+def test_check_properties_each_property():
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    y = x * 2
+    checks.check_properties(x, shape=(2,), dtype=torch.float32, requires_grad=True, is_leaf=True, grad_fn=None)
+    checks.check_properties(y, requires_grad=True, is_leaf=False, grad_fn="MulBackward0")
+    wrong = [
+        {"shape": (3,)},
+        {"dtype": torch.float64},
+        {"requires_grad": False},
+        {"is_leaf": False},
+        {"grad_fn": "MulBackward0"},
+    ]
+    for expectation in wrong:
+        with pytest.raises(CheckFailure):
+            checks.check_properties(x, **expectation)
+
+
+def test_failures_are_one_spanish_line_with_a_hint():
+    with pytest.raises(CheckFailure) as caught:
+        checks.check_number(1.0, 2.0, name="la derivada", hint="revisa la regla de la cadena")
+    message = str(caught.value)
+    assert "la derivada no es correcto" in message or "la derivada" in message
+    assert "Pista: revisa la regla de la cadena" in message
+    rendered = caught.value._render_traceback_()
+    assert len(rendered) == 1 and "✗" in rendered[0] and "Traceback" not in rendered[0]
