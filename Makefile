@@ -10,7 +10,7 @@ INSTALADO := $(VENV)/.instalado
 
 lab: instalar
 	@scripts/instalar-sistema.sh graphviz || echo "Aviso: sin Graphviz (dot) las lecciones no podrán dibujar los grafos."
-	$(BIN)/jupyter lab notebooks/indice.ipynb
+	$(BIN)/jupyter lab $(if $(filter 0,$(shell id -u)),--allow-root) notebooks/indice.ipynb
 
 test: instalar
 	scripts/instalar-sistema.sh graphviz navegador

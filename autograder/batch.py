@@ -1,5 +1,6 @@
 """From a folder or zip of submissions to grades, feedback, CSV files and plots."""
 
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -33,6 +34,13 @@ class BatchResult:
 
 def run(source, workspace, lesson_id=None, console=None):
     """Grade every submission in ``source`` inside the nbgrader workspace ``workspace``."""
+    with warnings.catch_warnings():
+        # nbgrader's SQLAlchemy and nbformat warnings say nothing an instructor can act on.
+        warnings.simplefilter("ignore")
+        return _run(source, workspace, lesson_id, console)
+
+
+def _run(source, workspace, lesson_id, console):
     console = console or Console()
     workspace = Path(workspace).resolve()
     lesson_ids = [lesson.id for lesson in available_lessons()]

@@ -51,9 +51,14 @@ def find_lesson(lesson_id):
     raise ValueError(f"No existe la lección «{lesson_id}». Lecciones disponibles: {known}.")
 
 
+def nbgrader_config():
+    """The course's nbgrader configuration (``autograder/nbgrader_config.py``)."""
+    return PyFileConfigLoader("nbgrader_config.py", path=str(PACKAGE_DIR)).load_config()
+
+
 def nbgrader_api(root, release=NOTEBOOKS):
     """An NbGraderAPI for a grading workspace ``root`` that reads lessons from ``solutions/``."""
-    config = PyFileConfigLoader("nbgrader_config.py", path=str(PACKAGE_DIR)).load_config()
+    config = nbgrader_config()
     config.CourseDirectory.root = str(Path(root).resolve())
     config.CourseDirectory.source_directory = str(SOLUTIONS)
     config.CourseDirectory.release_directory = str(Path(release).resolve())

@@ -8,7 +8,10 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+import nbformat
+
 from autograder.course import nbgrader_api
+from autograder.preprocessors import KERNEL_DIED, KERNEL_DIED_NAME
 
 FEEDBACK_LABELS = {
     "(Score: ": "(Puntuación: ",
@@ -26,7 +29,10 @@ FEEDBACK_LABELS = {
     "<b>Comments:</b>": "<b>Comentarios:</b>",
     "(Top)": "(Arriba)",
     "<html>": '<html lang="es">',
+    "No response.": "Sin comentarios.",
 }
+
+TIMEOUT_ERRORS = ("CellTimeoutError", "KeyboardInterrupt")
 
 
 @dataclass
@@ -52,6 +58,25 @@ def _failure(result):
     return detail[-1] if detail else "error desconocido"
 
 
+def execution_notes(notebook_path):
+    """Spanish notes on what went wrong while running an autograded notebook."""
+    notebook = nbformat.read(notebook_path, as_version=4)
+    notes = []
+    for number, cell in enumerate(notebook.cells, start=1):
+        if "Esta celda (id:" in cell.source.split("\n", 1)[0]:
+            notes.append(f"se restauró la celda de pruebas {cell.metadata.nbgrader.grade_id}, que faltaba")
+        for output in cell.get("outputs", []):
+            if output.output_type != "error":
+                continue
+            if output.ename == KERNEL_DIED_NAME and output.evalue == KERNEL_DIED:
+                notes.append(f"el kernel se detuvo en la celda {number}; las siguientes no se ejecutaron")
+            elif output.ename in TIMEOUT_ERRORS:
+                notes.append(f"la celda {number} superó el tiempo límite (¿un bucle infinito?)")
+            elif output.ename == "CheckFailure" and "reemplazó funciones de PyTorch" in output.evalue:
+                notes.append("su código reemplaza funciones de torch; las comprobaciones no lo aceptan")
+    return list(dict.fromkeys(notes))
+
+
 def prepare(workspace, lesson_ids):
     """Record each lesson's cells (with hidden tests) in the workspace gradebook."""
     with tempfile.TemporaryDirectory(prefix="curso-release-") as release:
@@ -74,6 +99,7 @@ def grade_one(workspace, student, lesson_id):
             return Outcome(student, lesson_id, True, f"calificada, pero sin retroalimentación: {_failure(result)}")
         for html in (Path(workspace) / "feedback" / student / lesson_id).glob("*.html"):
             translate_feedback(html)
-        return Outcome(student, lesson_id, True)
+        graded = Path(workspace) / "autograded" / student / lesson_id / f"{lesson_id}.ipynb"
+        return Outcome(student, lesson_id, True, "; ".join(execution_notes(graded)))
     except Exception as error:  # a grading failure must not stop the batch
         return Outcome(student, lesson_id, False, f"error inesperado al calificar: {error}")

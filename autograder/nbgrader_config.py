@@ -18,6 +18,7 @@ c.Execute.interrupt_on_timeout = True
 # Load the integrity snapshot before any student code can patch torch.
 c.Execute.extra_arguments = [
     "--HistoryManager.hist_file=:memory:",
+    "--IPKernelApp.log_level=ERROR",
     "--IPKernelApp.exec_lines=['import autograder.checks']",
 ]
 
@@ -28,7 +29,7 @@ c.IgnorePattern.pattern = r"Warning"
 # A deleted or edited test cell comes back from the gradebook.
 c.OverwriteCells.add_missing_cells = True
 c.OverwriteCells.missing_cell_notification = (
-    "# Esta celda (id: {cell_id}) faltaba en la entrega y se restauró para calificar.\n"
+    "Esta celda (id: {cell_id}) faltaba en la entrega y se restauró para calificar.\n"
 )
 
 c.Autograde.autograde_preprocessors = [

@@ -9,6 +9,7 @@ KERNEL_DIED = (
     "El kernel se detuvo al ejecutar esta celda (¿os._exit, un fallo de memoria o un bucle que "
     "agotó la RAM?). Las celdas siguientes no se ejecutaron."
 )
+KERNEL_DIED_NAME = "KernelMuerto"
 NOT_RUN = "Esta celda no se ejecutó porque el kernel se detuvo en una celda anterior."
 
 
@@ -32,13 +33,13 @@ class ResilientExecute(Execute):
         if cell.cell_type != "code":
             return cell, resources
         if self._kernel_dead:
-            cell.outputs = [_error("KernelMuerto", NOT_RUN)]
+            cell.outputs = [_error(KERNEL_DIED_NAME, NOT_RUN)]
             return cell, resources
         try:
             return super().preprocess_cell(cell, resources, index)
         except DeadKernelError:
             self._kernel_dead = True
-            cell.outputs.append(_error("KernelMuerto", KERNEL_DIED))
+            cell.outputs.append(_error(KERNEL_DIED_NAME, KERNEL_DIED))
             return cell, resources
 
 

@@ -1,10 +1,12 @@
 """Collect submissions from a folder or an LMS zip into nbgrader's ``submitted/`` layout.
 
-Accepted layouts (also inside a zip, with or without one wrapping folder):
+Accepted layouts (also inside a zip, under any wrapping folders):
 ``<alumno>/<leccion>/<leccion>.ipynb`` (nbgrader), ``<alumno>/<archivo>.ipynb`` (Moodle:
-``Nombre Apellido_123_assignsubmission_file_/...``) and flat ``<alumno>_<...>_<leccion>.ipynb``.
+``Nombre Apellido_123_assignsubmission_file_/...``) and Canvas's flat
+``apellidonombre_<id>_<id>_<archivo>.ipynb``.
 """
 
+import json
 import re
 import shutil
 import tempfile
@@ -19,6 +21,7 @@ import nbformat
 IGNORED_PARTS = {"__MACOSX", ".ipynb_checkpoints"}
 MOODLE_SUFFIX = re.compile(r"_\d+_assign(submission|ment)\w*$")
 LMS_IDS = re.compile(r"_\d+.*$")
+CANVAS_NAME = re.compile(r"^(?P<student>[a-z]+)_(?:late_)?\d+_\d+_")
 
 
 @dataclass
@@ -65,14 +68,6 @@ def _notebook_files(folder):
     return sorted(p.relative_to(folder) for p in files)
 
 
-def _strip_wrapper(relatives):
-    """Drop one folder that wraps everything (a zip of ``entregas/...``) unless it is a student."""
-    tops = {rel.parts[0] for rel in relatives if len(rel.parts) > 2}
-    if len(tops) == 1 and all(len(rel.parts) > 2 and rel.parts[0] in tops for rel in relatives):
-        return [Path(*rel.parts[1:]) for rel in relatives]
-    return relatives
-
-
 def _lesson_from_name(stem, lesson_ids):
     matches = [lesson for lesson in lesson_ids if lesson in stem]
     if len(matches) == 1:
@@ -90,7 +85,8 @@ def identify(relative, lesson_ids, default_lesson=None):
         index = folders.index(lesson)
         student = folders[index - 1] if index > 0 else LMS_IDS.sub("", stem)
     else:
-        student = folders[-1] if folders else LMS_IDS.sub("", stem)
+        canvas = CANVAS_NAME.match(relative.name)
+        student = canvas["student"] if canvas else folders[-1] if folders else LMS_IDS.sub("", stem)
         lesson = _lesson_from_name(stem, lesson_ids) or default_lesson
     submission = Submission(student_id(student), lesson, relative)
     if lesson is None:
@@ -105,11 +101,20 @@ def identify(relative, lesson_ids, default_lesson=None):
 
 def _check_notebook(path, submission):
     try:
-        notebook = nbformat.read(path, as_version=nbformat.NO_CONVERT)
-        nbformat.validate(notebook)
-    except Exception as error:  # invalid JSON, wrong schema, binary garbage...
-        detail = " ".join(str(error).split())[:200]
-        submission.problems.append(f"el archivo no es un cuaderno de Jupyter válido ({detail}).")
+        content = json.loads(path.read_bytes())
+    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        where = f" (línea {error.lineno}, columna {error.colno})" if hasattr(error, "lineno") else ""
+        submission.problems.append(
+            f"el archivo no es un cuaderno de Jupyter válido: su JSON está dañado{where}; "
+            "¿se guardó a medias o se editó fuera de Jupyter?"
+        )
+        return
+    try:
+        nbformat.validate(nbformat.from_dict(content))
+    except Exception:  # any schema violation
+        submission.problems.append(
+            "el archivo no es un cuaderno de Jupyter válido: es JSON, pero no tiene el formato de un cuaderno."
+        )
 
 
 def _deduplicate(submissions):
@@ -129,11 +134,9 @@ def collect(source, submitted_dir, lesson_ids, default_lesson=None):
     """Copy every recognisable submission under ``submitted_dir``; return them all, problems included."""
     submitted_dir = Path(submitted_dir)
     with opened(source) as folder:
-        relatives = _strip_wrapper(_notebook_files(folder))
-        originals = dict(zip(relatives, _notebook_files(folder), strict=True))
-        submissions = _deduplicate([identify(rel, lesson_ids, default_lesson) for rel in relatives])
+        submissions = _deduplicate([identify(rel, lesson_ids, default_lesson) for rel in _notebook_files(folder)])
         for submission in submissions:
-            path = folder / originals[submission.original]
+            path = folder / submission.original
             _check_notebook(path, submission)
             if submission.gradable:
                 target = submitted_dir / submission.student / submission.lesson

@@ -97,9 +97,9 @@ def test_an_object_equal_to_everything_is_not_a_tensor():
         def __eq__(self, other):
             return True
 
-    with pytest.raises(CheckFailure, match="torch.Tensor"):
+    with pytest.raises(CheckFailure, match=r"torch\.Tensor"):
         checks.check_tensor(AlwaysEqual(), torch.tensor(1.0))
-    with pytest.raises(CheckFailure, match="torch.Tensor"):
+    with pytest.raises(CheckFailure, match=r"torch\.Tensor"):
         checks.check_function(lambda x: AlwaysEqual(), polynomial)
 
 
@@ -108,7 +108,7 @@ def test_a_tensor_subclass_that_lies_is_rejected():
         def __eq__(self, other):
             return True
 
-    with pytest.raises(CheckFailure, match="torch.Tensor"):
+    with pytest.raises(CheckFailure, match=r"torch\.Tensor"):
         checks.check_tensor(torch.tensor(0.0).as_subclass(Liar), torch.tensor(1.0))
 
 

@@ -1,0 +1,24 @@
+"""Helpers shared by the tests."""
+
+import nbformat
+
+from autograder.course import available_lessons
+
+LESSONS = available_lessons()
+
+
+def nbgrader_meta(cell):
+    return cell.metadata.get("nbgrader", {})
+
+
+def autograded_tests(notebook):
+    """Autograded test cells (grade, not solution), in order."""
+    return [c for c in notebook.cells if nbgrader_meta(c).get("grade") and not nbgrader_meta(c).get("solution")]
+
+
+def solution_code_cells(notebook):
+    return [c for c in notebook.cells if nbgrader_meta(c).get("solution") and c.cell_type == "code"]
+
+
+def read(path):
+    return nbformat.read(path, as_version=4)

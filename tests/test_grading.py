@@ -1,0 +1,166 @@
+"""Grading the shipped sample submissions gives every student the grade they deserve."""
+
+import html
+import re
+import shutil
+
+import pandas as pd
+import pytest
+from helpers import LESSONS, autograded_tests, nbgrader_meta, read, solution_code_cells
+from nbclient import NotebookClient
+from nbgrader.api import Gradebook
+
+from autograder import batch
+from autograder.course import NOTEBOOKS
+from autograder.demo import SCENARIOS, build_demo
+
+FULL = LESSONS[0]
+OTHERS = LESSONS[1:]
+HIDDEN = re.compile(r"### BEGIN HIDDEN TESTS\n(.*?)### END HIDDEN TESTS", re.S)
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory):
+    """Every scenario on the first lesson; correct, blank and hard-coded on the others."""
+    workspace = tmp_path_factory.mktemp("calificacion")
+    build_demo(workspace / "entregas", [FULL])
+    build_demo(workspace / "entregas", OTHERS, ["ana", "beto", "carla"])
+    return batch.run(workspace / "entregas", workspace)
+
+
+def points(cells):
+    return sum(nbgrader_meta(cell)["points"] for cell in cells)
+
+
+def row(result, lesson, student):
+    table = result.tables[lesson.id]
+    return table[table["alumno"] == student].iloc[0]
+
+
+def autograded_notebook(result, lesson, student):
+    return read(result.workspace / "autograded" / student / lesson.id / lesson.notebook_name)
+
+
+def released_layout(lesson):
+    """Test cells and the index (in the released notebook) of each solution code cell."""
+    notebook = read(NOTEBOOKS / lesson.id / lesson.notebook_name)
+    tests = autograded_tests(notebook)
+    solutions = [notebook.cells.index(cell) for cell in solution_code_cells(notebook)]
+    return notebook, tests, solutions
+
+
+@pytest.mark.parametrize("lesson", LESSONS, ids=[lesson.id for lesson in LESSONS])
+def test_correct_gets_full_marks_blank_and_hard_coded_get_zero(graded, lesson):
+    maximum = points(autograded_tests(read(lesson.source)))
+    assert row(graded, lesson, "ana")["puntos_automaticos"] == maximum
+    assert row(graded, lesson, "ana")["maximo_automatico"] == maximum
+    assert row(graded, lesson, "beto")["total"] == 0
+    assert row(graded, lesson, "carla")["puntos_automaticos"] == 0
+
+
+@pytest.mark.parametrize("lesson", LESSONS, ids=[lesson.id for lesson in LESSONS])
+def test_hard_coded_answers_pass_the_visible_checks_and_fail_the_hidden_ones(graded, lesson):
+    for cell in autograded_tests(autograded_notebook(graded, lesson, "carla")):
+        shown = "".join(output.get("text", "") for output in cell.outputs)
+        errors = [output for output in cell.outputs if output.output_type == "error"]
+        assert "✔" in shown, f"{nbgrader_meta(cell)['grade_id']}: the visible self-check should pass"
+        assert errors, f"{nbgrader_meta(cell)['grade_id']}: the hidden tests should fail"
+
+
+def test_a_user_warning_costs_nothing(graded):
+    assert row(graded, FULL, "dani")["puntos_automaticos"] == points(autograded_tests(read(FULL.source)))
+    # The scenario is real: run as submitted, its test cells do print a UserWarning on stderr.
+    notebook = read(graded.workspace / "entregas" / "dani" / FULL.id / FULL.notebook_name)
+    path = {"metadata": {"path": str(FULL.source.parent)}}
+    NotebookClient(notebook, timeout=120, kernel_name="python3", allow_errors=True, resources=path).execute()
+    stderr = [
+        o.text
+        for c in autograded_tests(notebook)
+        for o in c.outputs
+        if o.output_type == "stream" and o.name == "stderr"
+    ]
+    assert any("UserWarning" in text for text in stderr)
+
+
+def test_a_deleted_test_cell_is_restored(graded):
+    assert row(graded, FULL, "eva")["puntos_automaticos"] == points(autograded_tests(read(FULL.source)))
+    assert "se restauró la celda de pruebas" in row(graded, FULL, "eva")["estado"]
+
+
+def test_broken_json_is_reported_and_scores_zero(graded):
+    fede = row(graded, FULL, "fede")
+    assert fede["total"] == 0 and "JSON está dañado" in fede["estado"]
+
+
+def test_a_wrong_file_name_is_graded_with_a_note(graded):
+    gabi = row(graded, FULL, "gabi")
+    assert gabi["puntos_automaticos"] == row(graded, FULL, "ana")["puntos_automaticos"]
+    assert "mi_entrega.ipynb" in gabi["estado"]
+
+
+def test_a_kernel_crash_keeps_the_points_earned_before_it(graded):
+    notebook, tests, solutions = released_layout(FULL)
+    before = [cell for cell in tests if notebook.cells.index(cell) < solutions[1]]
+    hugo = row(graded, FULL, "hugo")
+    assert hugo["puntos_automaticos"] == points(before) > 0
+    assert "el kernel se detuvo" in hugo["estado"]
+
+
+def test_an_infinite_loop_only_costs_its_exercise(graded):
+    notebook, tests, solutions = released_layout(FULL)
+    looping = [cell for cell in tests if solutions[0] < notebook.cells.index(cell) < solutions[1]]
+    ines = row(graded, FULL, "ines")
+    assert ines["puntos_automaticos"] == points(tests) - points(looping)
+    assert "tiempo límite" in ines["estado"]
+
+
+def test_monkeypatching_torch_gets_zero_with_a_reason(graded):
+    jose = row(graded, FULL, "jose")
+    assert jose["puntos_automaticos"] == 0
+    assert "reemplaza funciones de torch" in jose["estado"]
+
+
+def test_csv_has_one_column_per_exercise_and_a_row_per_student(graded):
+    source = read(FULL.source)
+    graded_ids = [nbgrader_meta(c)["grade_id"] for c in source.cells if nbgrader_meta(c).get("grade")]
+    table = pd.read_csv(graded.workspace / "informes" / f"calificaciones_{FULL.id}.csv")
+    assert list(table.columns) == [
+        "alumno",
+        *graded_ids,
+        "puntos_automaticos",
+        "maximo_automatico",
+        "total",
+        "maximo",
+        "estado",
+    ]
+    assert sorted(table["alumno"]) == sorted(SCENARIOS)
+    assert (graded.workspace / "informes" / f"ejercicios_{FULL.id}.png").stat().st_size > 5000
+
+
+@pytest.mark.parametrize("lesson", LESSONS, ids=[lesson.id for lesson in LESSONS])
+def test_feedback_is_spanish_and_never_shows_hidden_tests(graded, lesson):
+    hidden_lines = {
+        line.strip()
+        for cell in autograded_tests(read(lesson.source))
+        for region in HIDDEN.findall(cell.source)
+        for line in region.splitlines()
+        if len(line.strip()) > 25
+    }
+    for student in ("ana", "beto", "carla"):
+        page = (graded.workspace / "feedback" / student / lesson.id / f"{lesson.id}.html").read_text("utf-8")
+        text = " ".join(html.unescape(re.sub(r"<[^>]+>", "", page)).split())
+        assert "Puntuación" in text and "Score" not in text
+        assert "HIDDEN TESTS" not in text
+        leaked = [line for line in hidden_lines if " ".join(line.split()) in text]
+        assert not leaked, f"{student}: {leaked}"
+
+
+def test_grading_another_batch_keeps_earlier_grades(graded, tmp_path):
+    lesson = OTHERS[0] if OTHERS else FULL
+    again = tmp_path / "otra_vez"
+    shutil.copytree(graded.workspace / "entregas" / "ana" / lesson.id, again / "ana" / lesson.id)
+    batch.run(again, graded.workspace)
+    with Gradebook(f"sqlite:///{graded.workspace / 'gradebook.db'}") as gradebook:
+        students = {s.student.id for s in gradebook.assignment_submissions(lesson.id)}
+        assert {"ana", "beto", "carla"} <= students
+        assert gradebook.find_submission(lesson.id, "carla").score == 0

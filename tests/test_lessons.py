@@ -1,0 +1,114 @@
+"""Every lesson: runs headless, validates, releases cleanly, and matches the spec's structure."""
+
+import re
+import time
+
+import nbformat
+import pytest
+from helpers import LESSONS, autograded_tests, nbgrader_meta, read, solution_code_cells
+from nbclient import NotebookClient
+from nbgrader.validator import Validator
+
+from autograder import release
+from autograder.course import NOTEBOOKS, ROOT, nbgrader_config, syllabus
+
+HIDDEN = re.compile(r"### BEGIN HIDDEN TESTS\n(.*?)### END HIDDEN TESTS", re.S)
+SOLUTION = re.compile(r"### BEGIN SOLUTION\n(.*?)### END SOLUTION", re.S)
+
+
+def released(lesson):
+    return NOTEBOOKS / lesson.id / lesson.notebook_name
+
+
+def test_syllabus_ids_follow_the_course_spec():
+    ids = [lesson.id for lesson in syllabus()]
+    assert ids[:3] == ["01_tensores_y_requires_grad", "02_grafo_computacional", "03_backward_y_regla_de_la_cadena"]
+    assert all(re.fullmatch(r"\d\d_[a-z0-9_]+", lesson_id) for lesson_id in ids)
+    assert [lesson.id for lesson in LESSONS][:3] == ids[:3], "lessons 01-03 must exist"
+
+
+def test_solution_runs_headless(lesson):
+    notebook = read(lesson.source)
+    started = time.perf_counter()
+    NotebookClient(
+        notebook, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(lesson.source.parent)}}
+    ).execute()
+    elapsed = time.perf_counter() - started
+    print(f"{lesson.id}: {elapsed:.1f} s")
+    errors = [o for c in notebook.cells if c.cell_type == "code" for o in c.outputs if o.output_type == "error"]
+    assert not errors, errors
+    mimes = {key for c in notebook.cells if c.cell_type == "code" for o in c.outputs for key in o.get("data", {})}
+    assert mimes & {"image/png", "image/svg+xml"}, "every lesson shows at least one picture"
+    passed = "".join(o.get("text", "") for c in autograded_tests(notebook) for o in c.outputs)
+    assert passed.count("✔") >= len(autograded_tests(notebook)), "each visible self-check reports success"
+
+
+def test_solution_passes_nbgrader_validate(lesson):
+    assert Validator(config=nbgrader_config()).validate(str(lesson.source)) == {}
+
+
+def test_blank_release_fails_every_test(lesson):
+    results = Validator(config=nbgrader_config(), invert=True).validate(str(released(lesson)))
+    assert results == {}, f"these tests pass on a blank notebook: {results}"
+
+
+def test_lesson_structure(lesson):
+    notebook = read(lesson.source)
+    tests = autograded_tests(notebook)
+    assert len(tests) >= 3, "at least 3 autograded exercises"
+    assert all(HIDDEN.search(cell.source) for cell in tests), "every test cell has hidden tests"
+    assert all("passed(" in HIDDEN.sub("", cell.source) for cell in tests), "every test has a visible self-check"
+    manual = [c for c in notebook.cells if c.cell_type == "markdown" and nbgrader_meta(c).get("solution")]
+    assert manual and all(nbgrader_meta(c).get("grade") for c in manual), "at least one reflection question"
+    first_code = next(c for c in notebook.cells if c.cell_type == "code")
+    assert nbgrader_meta(first_code).get("locked") and "autograder.checks" in first_code.source
+    text = "\n".join(c.source for c in notebook.cells if c.cell_type == "markdown")
+    assert "## Resumen" in text and "Objetivos" in text
+    assert notebook.cells[0].source.startswith(f"# Lección {int(lesson.id[:2])}")
+
+
+def test_release_has_no_solutions_or_hidden_tests(lesson):
+    source, student = read(lesson.source), read(released(lesson))
+    text = "\n".join(cell.source for cell in student.cells)
+    assert "BEGIN SOLUTION" not in text and "BEGIN HIDDEN TESTS" not in text
+    secret_lines = set()
+    for cell in source.cells:
+        for region in SOLUTION.findall(cell.source) + HIDDEN.findall(cell.source):
+            secret_lines |= {line.strip() for line in region.splitlines() if len(line.strip()) > 25}
+    # A line may legitimately appear elsewhere in the lesson (an example the lesson shows).
+    public = {
+        line.strip() for cell in source.cells for line in SOLUTION.sub("", HIDDEN.sub("", cell.source)).splitlines()
+    }
+    leaked = {line for line in secret_lines - public if line in text}
+    assert not leaked, leaked
+
+
+def test_hard_coded_demo_answers_cover_every_exercise(lesson):
+    import tomllib
+
+    values = tomllib.loads((ROOT / "autograder" / "demo" / "valores_fijos" / f"{lesson.id}.toml").read_text("utf-8"))
+    ids = {nbgrader_meta(cell)["grade_id"] for cell in solution_code_cells(read(lesson.source))}
+    assert set(values) == ids
+
+
+@pytest.mark.parametrize(
+    "path", sorted(ROOT.glob("solutions/**/*.ipynb")) + sorted(ROOT.glob("notebooks/**/*.ipynb")), ids=str
+)
+def test_notebooks_are_stored_without_outputs(path):
+    notebook = read(path)
+    for cell in notebook.cells:
+        if cell.cell_type == "code":
+            assert cell.outputs == [] and cell.execution_count is None, f"{path.name}: celda con salidas"
+
+
+def test_notebooks_folder_equals_a_fresh_regeneration(tmp_path):
+    release.generate(tmp_path)
+    fresh = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*.ipynb"))
+    committed = sorted(
+        p.relative_to(NOTEBOOKS) for p in NOTEBOOKS.rglob("*.ipynb") if ".ipynb_checkpoints" not in p.parts
+    )
+    assert fresh == committed
+    for relative in fresh:
+        assert nbformat.reads((tmp_path / relative).read_text("utf-8"), 4) == read(NOTEBOOKS / relative), (
+            f"notebooks/{relative} está desactualizado: ejecuta `curso generar`"
+        )

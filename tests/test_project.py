@@ -1,0 +1,75 @@
+"""Project-level promises: pins, Binder, README commands, Spanish CLI, lint."""
+
+import re
+import subprocess
+import sys
+
+import pytest
+
+from autograder import cli
+from autograder.course import ROOT
+
+
+def pins(path):
+    """``{package: version}`` from a requirements file, ignoring comments, options and local versions."""
+    found = {}
+    for line in (ROOT / path).read_text("utf-8").splitlines():
+        line = line.split("#")[0].strip()
+        if not line or line.startswith("-"):
+            continue
+        name, _, version = line.partition("==")
+        assert version, f"{path}: «{line}» no fija una versión exacta"
+        found[name.lower().replace("_", "-")] = version.split("+")[0]
+    return found
+
+
+def test_every_requirement_is_pinned_and_torch_is_the_cpu_release():
+    requirements = pins("requirements.txt")
+    assert requirements["torch"] == "2.13.0"
+    assert requirements["nbgrader"] == "0.9.6"
+    for needed in ("jupyterlab", "jupyterlab-language-pack-es-es", "torchviz", "graphviz", "matplotlib", "ipywidgets"):
+        assert needed in requirements
+
+
+def test_binder_pins_the_same_versions_with_cpu_torch():
+    assert pins("binder/requirements.txt") == pins("requirements.txt")
+    binder = (ROOT / "binder" / "requirements.txt").read_text("utf-8")
+    assert "torch==2.13.0+cpu" in binder and "download.pytorch.org/whl/cpu" in binder
+    assert (ROOT / "binder" / "apt.txt").read_text("utf-8").split() == ["graphviz"]
+    assert (ROOT / "binder" / "runtime.txt").read_text("utf-8").strip() == "python-3.11"
+    post_build = (ROOT / "binder" / "postBuild").read_text("utf-8")
+    assert "autograder.lab_setup --estudiante" in post_build
+
+
+def test_readme_gives_the_two_commands_and_ci_runs_the_test_one_verbatim():
+    readme = (ROOT / "README.md").read_text("utf-8")
+    commands = re.findall(r"```bash\n(.*?)\n```", readme, re.S)
+    assert "make lab" in commands and "make test" in commands
+    ci = (ROOT / ".ci" / "run").read_text("utf-8")
+    assert ci.strip().splitlines()[-1] == "make test"
+    assert "mybinder.org/v2/gh/" in readme and "urlpath=lab/tree/notebooks/indice.ipynb" in readme
+
+
+def test_cli_help_is_spanish():
+    result = subprocess.run([sys.executable, "-m", "autograder.cli", "--help"], capture_output=True, text=True)
+    assert result.returncode == 0
+    assert result.stdout.startswith("uso: curso")
+    for word in ("órdenes", "generar", "calificar", "demo", "muestra esta ayuda"):
+        assert word in result.stdout
+    assert "usage" not in result.stdout and "show this help" not in result.stdout
+
+
+def test_cli_errors_are_spanish(tmp_path, capsys):
+    with pytest.raises(SystemExit):
+        cli.main(["calificar"])
+    assert "faltan argumentos obligatorios" in capsys.readouterr().err
+    assert cli.main(["calificar", str(tmp_path / "no_existe")]) == 1
+    assert "No existe" in capsys.readouterr().out
+    assert cli.main(["generar", "99_no_existe"]) == 1
+    assert "No existe la lección" in capsys.readouterr().out
+
+
+def test_ruff_is_clean():
+    for command in (["check", "."], ["format", "--check", "."]):
+        result = subprocess.run([sys.executable, "-m", "ruff", *command], cwd=ROOT, capture_output=True, text=True)
+        assert result.returncode == 0, result.stdout + result.stderr

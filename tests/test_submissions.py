@@ -1,0 +1,119 @@
+"""Collecting submissions from folders and LMS zips, and reporting what cannot be graded."""
+
+import json
+import zipfile
+
+import nbformat
+import pytest
+from nbformat.v4 import new_code_cell, new_notebook
+
+from autograder.submissions import collect, student_id
+
+LESSONS = ["01_tensores_y_requires_grad", "02_grafo_computacional"]
+
+
+def write_notebook(path):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    nbformat.write(new_notebook(cells=[new_code_cell("x = 1")]), path)
+    return path
+
+
+def by_student(found):
+    return {(s.student, s.lesson): s for s in found}
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("Ana Núñez_12345_assignsubmission_file_", "ana_nunez"),
+        ("  José  María ", "jose_maria"),
+        ("ÑOÑO-99", "nono_99"),
+        ("???", "alumno_sin_nombre"),
+    ],
+)
+def test_student_ids_are_ascii_snake_case(name, expected):
+    assert student_id(name) == expected
+
+
+def test_nbgrader_layout_is_copied_into_submitted(tmp_path):
+    write_notebook(tmp_path / "in" / "ana" / LESSONS[0] / f"{LESSONS[0]}.ipynb")
+    write_notebook(tmp_path / "in" / "beto" / LESSONS[1] / f"{LESSONS[1]}.ipynb")
+    found = by_student(collect(tmp_path / "in", tmp_path / "submitted", LESSONS))
+    assert set(found) == {("ana", LESSONS[0]), ("beto", LESSONS[1])}
+    assert all(s.gradable and not s.warnings for s in found.values())
+    assert (tmp_path / "submitted" / "ana" / LESSONS[0] / f"{LESSONS[0]}.ipynb").exists()
+
+
+def test_moodle_zip_with_a_wrapping_folder(tmp_path):
+    source = tmp_path / "moodle"
+    write_notebook(source / "Ana Núñez_1_assignsubmission_file_" / f"{LESSONS[0]}.ipynb")
+    write_notebook(source / "Beto Paz_2_assignsubmission_file_" / f"mi_trabajo_{LESSONS[0]}.ipynb")
+    archive = tmp_path / "descarga.zip"
+    with zipfile.ZipFile(archive, "w") as zf:
+        for path in source.rglob("*.ipynb"):
+            zf.write(path, "Tarea 1/" + str(path.relative_to(source)))
+    found = by_student(collect(archive, tmp_path / "submitted", LESSONS))
+    assert set(found) == {("ana_nunez", LESSONS[0]), ("beto_paz", LESSONS[0])}
+    assert found[("beto_paz", LESSONS[0])].warnings, "a renamed file is graded with a warning"
+    assert (tmp_path / "submitted" / "beto_paz" / LESSONS[0] / f"{LESSONS[0]}.ipynb").exists()
+
+
+def test_a_wrong_file_name_inside_the_lesson_folder_is_graded_with_a_warning(tmp_path):
+    write_notebook(tmp_path / "in" / "gabi" / LESSONS[0] / "Untitled.ipynb")
+    (submission,) = collect(tmp_path / "in", tmp_path / "submitted", LESSONS)
+    assert submission.gradable
+    assert "Untitled.ipynb" in submission.warnings[0]
+
+
+def test_an_unrecognisable_lesson_is_a_clear_problem(tmp_path):
+    write_notebook(tmp_path / "in" / "hugo" / "tarea.ipynb")
+    (submission,) = collect(tmp_path / "in", tmp_path / "submitted", LESSONS)
+    assert not submission.gradable
+    assert "no se reconoce la lección" in submission.problems[0]
+    assert not (tmp_path / "submitted" / "hugo").exists()
+
+
+def test_the_default_lesson_resolves_ambiguous_names(tmp_path):
+    write_notebook(tmp_path / "in" / "hugo" / "tarea.ipynb")
+    (submission,) = collect(tmp_path / "in", tmp_path / "submitted", LESSONS, default_lesson=LESSONS[1])
+    assert submission.gradable and submission.lesson == LESSONS[1]
+
+
+def test_broken_json_is_reported_and_does_not_stop_the_others(tmp_path):
+    broken = tmp_path / "in" / "fede" / LESSONS[0] / f"{LESSONS[0]}.ipynb"
+    broken.parent.mkdir(parents=True)
+    broken.write_text('{"cells": [', encoding="utf-8")
+    wrong_schema = tmp_path / "in" / "eva" / LESSONS[0] / f"{LESSONS[0]}.ipynb"
+    wrong_schema.parent.mkdir(parents=True)
+    wrong_schema.write_text(json.dumps({"hola": 1}), encoding="utf-8")
+    write_notebook(tmp_path / "in" / "ana" / LESSONS[0] / f"{LESSONS[0]}.ipynb")
+    found = by_student(collect(tmp_path / "in", tmp_path / "submitted", LESSONS))
+    for student in ("fede", "eva"):
+        assert not found[(student, LESSONS[0])].gradable
+        assert "no es un cuaderno de Jupyter válido" in found[(student, LESSONS[0])].problems[0]
+    assert found[("ana", LESSONS[0])].gradable
+
+
+def test_duplicates_keep_the_correctly_named_notebook(tmp_path):
+    write_notebook(tmp_path / "in" / "ana" / LESSONS[0] / f"{LESSONS[0]}.ipynb")
+    write_notebook(tmp_path / "in" / "ana" / LESSONS[0] / "copia.ipynb")
+    write_notebook(tmp_path / "in" / "ana" / LESSONS[0] / ".ipynb_checkpoints" / "x-checkpoint.ipynb")
+    (submission,) = collect(tmp_path / "in", tmp_path / "submitted", LESSONS)
+    assert submission.original.name == f"{LESSONS[0]}.ipynb"
+    assert "copia.ipynb" in submission.warnings[0]
+
+
+def test_a_missing_source_is_an_error(tmp_path):
+    with pytest.raises(FileNotFoundError):
+        collect(tmp_path / "no_existe", tmp_path / "submitted", LESSONS)
+    text = tmp_path / "notas.txt"
+    text.write_text("hola", encoding="utf-8")
+    with pytest.raises(ValueError, match=r"no es una carpeta ni un archivo \.zip"):
+        collect(text, tmp_path / "submitted", LESSONS)
+
+
+def test_canvas_flat_names(tmp_path):
+    write_notebook(tmp_path / "in" / f"garciaana_late_123_456_{LESSONS[1]}.ipynb")
+    write_notebook(tmp_path / "in" / f"pazbeto_124_457_{LESSONS[1]}-1.ipynb")
+    found = by_student(collect(tmp_path / "in", tmp_path / "submitted", LESSONS))
+    assert set(found) == {("garciaana", LESSONS[1]), ("pazbeto", LESSONS[1])}
