@@ -69,7 +69,7 @@ def describe(value):
     if is_tensor(value):
         shown = _detach(value)
         text = repr(shown) if shown.numel() <= 6 else f"tensor de forma {tuple(shown.shape)}"
-        return " ".join(text.replace(", dtype=torch.float64", "").split())
+        return " ".join(text.split()).replace(", dtype=torch.float64", "")
     return f"{value!r} (de tipo {type(value).__name__})"
 
 
@@ -113,10 +113,21 @@ def check_number(value, expected, *, name="el resultado", rtol=RTOL, atol=ATOL, 
         fail(f"{name} no es correcto: se esperaba {expected!r}, pero llegó {value!r}.", hint)
 
 
+def _identical(value, expected):
+    """Equal, with the same types all the way down (so ``[True]`` is not ``[1]``)."""
+    if type(value) is not type(expected):
+        return False
+    if type(expected) in (list, tuple):
+        return len(value) == len(expected) and all(map(_identical, value, expected))
+    if type(expected) is dict:
+        return value.keys() == expected.keys() and all(_identical(value[k], expected[k]) for k in expected)
+    return value == expected
+
+
 def check_equal(value, expected, *, name="el resultado", hint=None):
-    """Check exact equality for plain values (bool, str, int, tuple, None)."""
+    """Check exact equality for plain values (bool, str, int, tuple, list, dict, None)."""
     ensure_untampered()
-    if type(value) is not type(expected) or value != expected:
+    if not _identical(value, expected):
         fail(f"{name} no es correcto: se esperaba {expected!r}, pero llegó {describe(value)}.", hint)
 
 

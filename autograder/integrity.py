@@ -2,34 +2,28 @@
 
 The snapshot is taken when this module is first imported: in the lesson's first
 (read-only) cell and, at grading time, by the kernel before any student code.
-Lookups are static (no descriptor binding), so a method added to a subclass to
-shadow an inherited one is caught as well.
 """
-
-from inspect import getattr_static
 
 import torch
 
-_NAMESPACES = {"torch": torch, "torch.Tensor": torch.Tensor, "torch.autograd": torch.autograd}
-_MISSING = object()
-
-
-def _snapshot():
-    snapshot = {}
-    for label, space in _NAMESPACES.items():
-        values = {name: getattr_static(space, name, _MISSING) for name in dir(space)}
-        snapshot[label] = {name: value for name, value in values.items() if callable(value)}
-    return snapshot
-
-
-_ORIGINAL = _snapshot()
+# torch.Tensor's methods live on its C base class: a patch on either must be seen.
+_NAMESPACES = {
+    "torch": torch,
+    "torch.Tensor": torch.Tensor,
+    "torch._C.TensorBase": torch._C.TensorBase,
+    "torch.autograd": torch.autograd,
+}
+_ORIGINAL = {label: {k: v for k, v in vars(space).items() if callable(v)} for label, space in _NAMESPACES.items()}
+_TENSOR_NAMES = set(_ORIGINAL["torch.Tensor"]) | set(_ORIGINAL["torch._C.TensorBase"])
 
 
 def tampered_names():
-    """Return the dotted names of torch callables replaced since the snapshot."""
-    return [
-        f"{label}.{name}"
-        for label, space in _NAMESPACES.items()
-        for name, original in _ORIGINAL[label].items()
-        if getattr_static(space, name, _MISSING) is not original
-    ]
+    """Return the dotted names of torch callables replaced, deleted or shadowed since the snapshot."""
+    changed = []
+    for label, space in _NAMESPACES.items():
+        current = vars(space)
+        original = _ORIGINAL[label]
+        changed += [f"{label}.{name}" for name, value in original.items() if current.get(name, _ORIGINAL) is not value]
+    added = set(vars(torch.Tensor)) - set(_ORIGINAL["torch.Tensor"])
+    changed += [f"torch.Tensor.{name}" for name in sorted(added & _TENSOR_NAMES)]
+    return changed

@@ -143,8 +143,10 @@ def test_check_number_rejects_booleans_and_wrong_values():
 
 def test_check_equal_is_strict_about_types():
     checks.check_equal(True, True)
-    with pytest.raises(CheckFailure):
-        checks.check_equal(1, True)
+    checks.check_equal(["MulBackward0", 2], ["MulBackward0", 2])
+    for wrong, expected in ((1, True), ([True], [1]), ((1, 2.0), (1, 2)), ({"a": 1}, {"a": True})):
+        with pytest.raises(CheckFailure):
+            checks.check_equal(wrong, expected)
 
 
 def test_check_properties_each_property():

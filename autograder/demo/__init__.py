@@ -1,0 +1,120 @@
+"""Sample submissions, built from the current lessons, that show every case the grader handles.
+
+Each scenario is a student: the correct answer, a blank notebook, hard-coded values,
+a warning on stderr, a deleted test cell, broken JSON, a wrong file name, a kernel
+crash, an infinite loop and a monkeypatched torch.
+"""
+
+import ast
+import tomllib
+from pathlib import Path
+
+import nbformat
+
+from autograder.course import NOTEBOOKS, available_lessons
+
+HARDCODED = Path(__file__).resolve().parent / "valores_fijos"
+MARKERS = ("### BEGIN SOLUTION", "### END SOLUTION")
+
+SCENARIOS = {
+    "ana": "correcta",
+    "beto": "en blanco",
+    "carla": "valores escritos a mano",
+    "dani": "correcta, pero emite un UserWarning",
+    "eva": "correcta, pero borró una celda de pruebas",
+    "fede": "JSON dañado",
+    "gabi": "correcta, con otro nombre de archivo",
+    "hugo": "hace que el kernel muera en el segundo ejercicio",
+    "ines": "bucle infinito en el primer ejercicio",
+    "jose": "valores a mano y reemplaza torch.allclose",
+}
+
+
+def _meta(cell):
+    return cell.metadata.get("nbgrader", {})
+
+
+def _solution_cells(notebook, cell_type="code"):
+    return [c for c in notebook.cells if _meta(c).get("solution") and c.cell_type == cell_type]
+
+
+def _function_names(source):
+    return [node.name for node in ast.parse(source).body if isinstance(node, ast.FunctionDef)]
+
+
+def answered(lesson):
+    """The released notebook with every answer cell filled in from the instructor's solution."""
+    source = nbformat.read(lesson.source, as_version=4)
+    answers = {
+        _meta(cell)["grade_id"]: "\n".join(line for line in cell.source.splitlines() if line.strip() not in MARKERS)
+        for cell in source.cells
+        if _meta(cell).get("solution")
+    }
+    notebook = nbformat.read(NOTEBOOKS / lesson.id / lesson.notebook_name, as_version=4)
+    for cell in notebook.cells:
+        if _meta(cell).get("solution"):
+            cell.source = answers[_meta(cell)["grade_id"]]
+    return notebook
+
+
+def hardcoded(lesson):
+    """Answers that write by hand the values the lesson prints (they pass only the visible checks)."""
+    values = tomllib.loads((HARDCODED / f"{lesson.id}.toml").read_text(encoding="utf-8"))
+    notebook = answered(lesson)
+    for cell in _solution_cells(notebook):
+        cell.source = values[_meta(cell)["grade_id"]]
+    return notebook
+
+
+def _wrap_functions(cell, template):
+    names = _function_names(cell.source)
+    cell.source += "\n\n" + "\n".join(template.format(name=name) for name in names)
+
+
+WARN = (
+    "import warnings as _w\n_f_{name} = {name}\n"
+    "def {name}(*args, **kwargs):\n"
+    "    _w.warn('este aviso no debe costar puntos', UserWarning)\n"
+    "    return _f_{name}(*args, **kwargs)\n"
+)
+LOOP = "def {name}(*args, **kwargs):\n    while True:\n        pass\n"
+PATCH = "import torch\ntorch.allclose = lambda *args, **kwargs: True\ntorch.isclose = lambda *args, **kwargs: True\n\n"
+
+
+def scenario(student, lesson):
+    """The notebook (or raw text, for broken JSON) that ``student`` submits for ``lesson``."""
+    if student == "beto":
+        return nbformat.read(NOTEBOOKS / lesson.id / lesson.notebook_name, as_version=4)
+    if student == "fede":
+        return '{"cells": [{"cell_type": "code", "source": "import torch'
+    notebook = hardcoded(lesson) if student in ("carla", "jose") else answered(lesson)
+    solutions = _solution_cells(notebook)
+    if student == "dani":
+        for cell in solutions:
+            _wrap_functions(cell, WARN)
+    elif student == "eva":
+        first_test = next(c for c in notebook.cells if _meta(c).get("grade") and not _meta(c).get("solution"))
+        notebook.cells.remove(first_test)
+    elif student == "hugo":
+        solutions[1].source += "\n\nimport os\nos._exit(1)\n"
+    elif student == "ines":
+        _wrap_functions(solutions[0], LOOP)
+    elif student == "jose":
+        solutions[0].source = PATCH + solutions[0].source
+    return notebook
+
+
+def build_demo(folder, lessons=None, students=None):
+    """Write ``<alumno>/<leccion>/<leccion>.ipynb`` for every scenario under ``folder``."""
+    folder = Path(folder)
+    for lesson in lessons or available_lessons():
+        for student in students or SCENARIOS:
+            name = "mi_entrega.ipynb" if student == "gabi" else lesson.notebook_name
+            path = folder / student / lesson.id / name
+            path.parent.mkdir(parents=True, exist_ok=True)
+            content = scenario(student, lesson)
+            if isinstance(content, str):
+                path.write_text(content, encoding="utf-8")
+            else:
+                nbformat.write(content, path)
+    return folder
