@@ -81,8 +81,8 @@ def test_index_notebook_is_served(lab):
     assert "01_tensores_y_requires_grad/01_tensores_y_requires_grad.ipynb" in text
 
 
-@pytest.mark.skipif(not (CHROMIUM and CHROMEDRIVER), reason="hace falta Chromium (scripts/instalar-sistema.sh navegador)")
 def test_browser_opens_the_index_in_spanish(lab, tmp_path):
+    assert CHROMIUM and CHROMEDRIVER, "hace falta Chromium: scripts/instalar-sistema.sh navegador"
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
     from selenium.webdriver.common.by import By
