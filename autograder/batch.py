@@ -1,5 +1,6 @@
 """From a folder or zip of submissions to grades, feedback, CSV files and plots."""
 
+import time
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,6 +20,7 @@ class BatchResult:
     submissions: list
     outcomes: list
     tables: dict = field(default_factory=dict)
+    seconds: float = 0.0
 
     def status(self, student, lesson_id):
         """The Spanish status of one student's submission for one lesson."""
@@ -62,6 +64,7 @@ def _run(source, workspace, lesson_id, console):
     else:
         with console.status("Preparando el libro de calificaciones…"):
             grade.prepare(workspace, sorted({s.lesson for s in gradable}))
+        started = time.perf_counter()
         with Progress(console=console, transient=True) as progress:
             task = progress.add_task("Calificando", total=len(gradable))
             for submission in gradable:
@@ -71,6 +74,7 @@ def _run(source, workspace, lesson_id, console):
                 if not outcome.graded:
                     console.print(f"[red]✗ {outcome.student}[/red] ({outcome.lesson}): {outcome.message}")
                 progress.advance(task)
+        result.seconds = time.perf_counter() - started
     db_url = f"sqlite:///{workspace / 'gradebook.db'}"
     for lesson in lessons:
         statuses = {s.student: result.status(s.student, lesson) for s in found if s.lesson == lesson}

@@ -66,6 +66,11 @@ def show_results(result):
                 row.estado,
             )
         console.print(view)
+    if result.outcomes:
+        count = len(result.outcomes)
+        console.print(
+            f"Se calificaron {count} entregas en {result.seconds:.0f} s ({result.seconds / count:.1f} s por entrega)."
+        )
     console.print(
         f"Calificaciones y gráficas en [bold]{result.workspace / 'informes'}[/bold]; "
         f"retroalimentación en [bold]{result.workspace / 'feedback'}[/bold]."

@@ -12,6 +12,7 @@ import nbformat
 
 from autograder.course import nbgrader_api
 from autograder.preprocessors import KERNEL_DIED, KERNEL_DIED_NAME
+from autograder.sandbox import MEMORY_LIMIT
 
 FEEDBACK_LABELS = {
     "(Score: ": "(Puntuación: ",
@@ -72,6 +73,8 @@ def execution_notes(notebook_path):
                 notes.append(f"el kernel se detuvo en la celda {number}; las siguientes no se ejecutaron")
             elif output.ename in TIMEOUT_ERRORS:
                 notes.append(f"la celda {number} superó el tiempo límite (¿un bucle infinito?)")
+            elif output.ename == "MemoryError" or "can't allocate memory" in output.evalue:
+                notes.append(f"la celda {number} se quedó sin memoria (límite de {MEMORY_LIMIT // 1024**3} GiB)")
             elif output.ename == "CheckFailure" and "reemplazó funciones de PyTorch" in output.evalue:
                 notes.append("su código reemplaza funciones de torch; las comprobaciones no lo aceptan")
     return list(dict.fromkeys(notes))

@@ -15,11 +15,12 @@ c.ClearSolutions.enforce_metadata = True
 # Lesson cells are quick: a cell that runs longer is an infinite loop.
 c.Execute.timeout = 30
 c.Execute.interrupt_on_timeout = True
-# Load the integrity snapshot before any student code can patch torch.
+# Before any student code: cap the kernel's memory and take the torch integrity snapshot.
 c.Execute.extra_arguments = [
     "--HistoryManager.hist_file=:memory:",
     "--IPKernelApp.log_level=ERROR",
-    "--IPKernelApp.exec_lines=['import autograder.checks']",
+    "--IPKernelApp.exec_lines=['from autograder.sandbox import limit_memory', 'limit_memory()', "
+    "'import autograder.checks']",
 ]
 
 # Warnings on stderr (PyTorch's UserWarning, DeprecationWarning...) do not cost points.

@@ -87,6 +87,12 @@ def test_a_deleted_test_cell_is_restored(graded):
     assert "se restauró la celda de pruebas" in row(graded, FULL, "eva")["estado"]
 
 
+def test_edited_test_cells_are_restored(graded):
+    assert row(graded, FULL, "lalo")["total"] == 0
+    restored = autograded_tests(autograded_notebook(graded, FULL, "lalo"))
+    assert all("passed(" in cell.source for cell in restored)
+
+
 def test_broken_json_is_reported_and_scores_zero(graded):
     fede = row(graded, FULL, "fede")
     assert fede["total"] == 0 and "JSON está dañado" in fede["estado"]
@@ -114,6 +120,14 @@ def test_an_infinite_loop_only_costs_its_exercise(graded):
     assert "tiempo límite" in ines["estado"]
 
 
+def test_a_memory_hog_only_costs_its_exercise(graded):
+    notebook, tests, solutions = released_layout(FULL)
+    hogging = [cell for cell in tests if solutions[0] < notebook.cells.index(cell) < solutions[1]]
+    kike = row(graded, FULL, "kike")
+    assert kike["puntos_automaticos"] == points(tests) - points(hogging)
+    assert "sin memoria" in kike["estado"]
+
+
 def test_monkeypatching_torch_gets_zero_with_a_reason(graded):
     jose = row(graded, FULL, "jose")
     assert jose["puntos_automaticos"] == 0
@@ -139,13 +153,16 @@ def test_csv_has_one_column_per_exercise_and_a_row_per_student(graded):
 
 @pytest.mark.parametrize("lesson", LESSONS, ids=[lesson.id for lesson in LESSONS])
 def test_feedback_is_spanish_and_never_shows_hidden_tests(graded, lesson):
+    source = read(lesson.source)
     hidden_lines = {
         line.strip()
-        for cell in autograded_tests(read(lesson.source))
+        for cell in autograded_tests(source)
         for region in HIDDEN.findall(cell.source)
         for line in region.splitlines()
         if len(line.strip()) > 25
     }
+    # Lines that the lesson or a correct answer also contains are not secrets.
+    hidden_lines -= {line.strip() for cell in source.cells for line in HIDDEN.sub("", cell.source).splitlines()}
     for student in ("ana", "beto", "carla"):
         page = (graded.workspace / "feedback" / student / lesson.id / f"{lesson.id}.html").read_text("utf-8")
         text = " ".join(html.unescape(re.sub(r"<[^>]+>", "", page)).split())

@@ -1,8 +1,8 @@
 """Sample submissions, built from the current lessons, that show every case the grader handles.
 
 Each scenario is a student: the correct answer, a blank notebook, hard-coded values,
-a warning on stderr, a deleted test cell, broken JSON, a wrong file name, a kernel
-crash, an infinite loop and a monkeypatched torch.
+a warning on stderr, a deleted or emptied test cell, broken JSON, a wrong file name, a kernel
+crash, an infinite loop, a memory hog and a monkeypatched torch.
 """
 
 import ast
@@ -15,19 +15,6 @@ from autograder.course import NOTEBOOKS, available_lessons
 
 HARDCODED = Path(__file__).resolve().parent / "valores_fijos"
 MARKERS = ("### BEGIN SOLUTION", "### END SOLUTION")
-
-SCENARIOS = {
-    "ana": "correcta",
-    "beto": "en blanco",
-    "carla": "valores escritos a mano",
-    "dani": "correcta, pero emite un UserWarning",
-    "eva": "correcta, pero borró una celda de pruebas",
-    "fede": "JSON dañado",
-    "gabi": "correcta, con otro nombre de archivo",
-    "hugo": "hace que el kernel muera en el segundo ejercicio",
-    "ines": "bucle infinito en el primer ejercicio",
-    "jose": "valores a mano y reemplaza torch.allclose",
-}
 
 
 def _meta(cell):
@@ -78,30 +65,86 @@ WARN = (
     "    return _f_{name}(*args, **kwargs)\n"
 )
 LOOP = "def {name}(*args, **kwargs):\n    while True:\n        pass\n"
+HOG = (
+    "def {name}(*args, **kwargs):\n    import torch\n    bloques = []\n"
+    "    while True:\n        bloques.append(torch.ones(10**8))\n"
+)
 PATCH = "import torch\ntorch.allclose = lambda *args, **kwargs: True\ntorch.isclose = lambda *args, **kwargs: True\n\n"
 
 
-def scenario(student, lesson):
-    """The notebook (or raw text, for broken JSON) that ``student`` submits for ``lesson``."""
-    if student == "beto":
-        return nbformat.read(NOTEBOOKS / lesson.id / lesson.notebook_name, as_version=4)
-    if student == "fede":
-        return '{"cells": [{"cell_type": "code", "source": "import torch'
-    notebook = hardcoded(lesson) if student in ("carla", "jose") else answered(lesson)
-    solutions = _solution_cells(notebook)
-    if student == "dani":
-        for cell in solutions:
-            _wrap_functions(cell, WARN)
-    elif student == "eva":
-        first_test = next(c for c in notebook.cells if _meta(c).get("grade") and not _meta(c).get("solution"))
-        notebook.cells.remove(first_test)
-    elif student == "hugo":
-        solutions[1].source += "\n\nimport os\nos._exit(1)\n"
-    elif student == "ines":
-        _wrap_functions(solutions[0], LOOP)
-    elif student == "jose":
-        solutions[0].source = PATCH + solutions[0].source
+def blank(lesson):
+    """The released notebook, untouched."""
+    return nbformat.read(NOTEBOOKS / lesson.id / lesson.notebook_name, as_version=4)
+
+
+def _tests(notebook):
+    return [c for c in notebook.cells if _meta(c).get("grade") and not _meta(c).get("solution")]
+
+
+def emptied_tests(lesson):
+    notebook = blank(lesson)
+    for cell in _tests(notebook):
+        cell.source = "pass"
     return notebook
+
+
+def warns(lesson):
+    notebook = answered(lesson)
+    for cell in _solution_cells(notebook):
+        _wrap_functions(cell, WARN)
+    return notebook
+
+
+def deleted_test(lesson):
+    notebook = answered(lesson)
+    notebook.cells.remove(_tests(notebook)[0])
+    return notebook
+
+
+def broken_json(lesson):
+    return '{"cells": [{"cell_type": "code", "source": "import torch'
+
+
+def crashes(lesson):
+    notebook = answered(lesson)
+    _solution_cells(notebook)[1].source += "\n\nimport os\nos._exit(1)\n"
+    return notebook
+
+
+def loops(lesson):
+    notebook = answered(lesson)
+    _wrap_functions(_solution_cells(notebook)[0], LOOP)
+    return notebook
+
+
+def hogs_memory(lesson):
+    notebook = answered(lesson)
+    _wrap_functions(_solution_cells(notebook)[0], HOG)
+    return notebook
+
+
+def patches_torch(lesson):
+    notebook = hardcoded(lesson)
+    first = _solution_cells(notebook)[0]
+    first.source = PATCH + first.source
+    return notebook
+
+
+# student: (what the submission does, how to build it)
+SCENARIOS = {
+    "ana": ("correcta", answered),
+    "beto": ("en blanco", blank),
+    "carla": ("valores escritos a mano", hardcoded),
+    "dani": ("correcta, pero emite un UserWarning", warns),
+    "eva": ("correcta, pero borró una celda de pruebas", deleted_test),
+    "fede": ("JSON dañado", broken_json),
+    "gabi": ("correcta, con otro nombre de archivo", answered),
+    "hugo": ("hace que el kernel muera en el segundo ejercicio", crashes),
+    "ines": ("bucle infinito en el primer ejercicio", loops),
+    "jose": ("valores a mano y reemplaza torch.allclose", patches_torch),
+    "kike": ("agota la memoria en el primer ejercicio", hogs_memory),
+    "lalo": ("en blanco, pero vació las celdas de pruebas", emptied_tests),
+}
 
 
 def build_demo(folder, lessons=None, students=None):
@@ -112,7 +155,7 @@ def build_demo(folder, lessons=None, students=None):
             name = "mi_entrega.ipynb" if student == "gabi" else lesson.notebook_name
             path = folder / student / lesson.id / name
             path.parent.mkdir(parents=True, exist_ok=True)
-            content = scenario(student, lesson)
+            content = SCENARIOS[student][1](lesson)
             if isinstance(content, str):
                 path.write_text(content, encoding="utf-8")
             else:
