@@ -1,6 +1,8 @@
 """Where the course lives, its syllabus, and nbgrader wired to both."""
 
 import logging
+import os
+import sys
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -53,6 +55,10 @@ def find_lesson(lesson_id):
 
 def nbgrader_config():
     """The course's nbgrader configuration (``autograder/nbgrader_config.py``)."""
+    # nbgrader runs helper programs (alembic) by name: find them even in a venv that is not activated.
+    scripts = str(Path(sys.executable).parent)
+    if scripts not in os.environ.get("PATH", "").split(os.pathsep):
+        os.environ["PATH"] = os.pathsep.join([scripts, os.environ.get("PATH", "")])
     return PyFileConfigLoader("nbgrader_config.py", path=str(PACKAGE_DIR)).load_config()
 
 
