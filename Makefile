@@ -14,7 +14,7 @@ lab: instalar
 
 test: instalar
 	scripts/instalar-sistema.sh graphviz navegador
-	$(BIN)/python -m pytest -n 2
+	$(BIN)/python -m pytest -n 2 --dist loadfile --durations=8
 
 instalar: $(INSTALADO)
 

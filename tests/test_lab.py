@@ -75,6 +75,12 @@ def test_lab_defaults_to_spanish(lab):
     assert spanish["data"], "the Spanish language pack is installed"
 
 
+def test_formgrader_finds_the_course(lab):
+    assignments = {a["name"]: a for a in get(f"{lab}/formgrader/api/assignments")}
+    assert "01_tensores_y_requires_grad" in assignments
+    assert assignments["01_tensores_y_requires_grad"]["source_path"] == "solutions/01_tensores_y_requires_grad"
+
+
 def test_index_notebook_is_served(lab):
     index = get(f"{lab}/api/contents/notebooks/indice.ipynb")
     text = index["content"]["cells"][0]["source"]

@@ -1,0 +1,32 @@
+"""`curso calificar` end to end on an LMS zip, as an instructor runs it."""
+
+import zipfile
+
+import pandas as pd
+from helpers import LESSONS
+
+from autograder import cli
+from autograder.demo import build_demo
+
+
+def test_grading_a_moodle_zip_from_the_command_line(tmp_path, capsys):
+    lesson = LESSONS[-1]
+    demo = build_demo(tmp_path / "demo", [lesson], ["ana", "fede"])
+    archive = tmp_path / "descarga_moodle.zip"
+    with zipfile.ZipFile(archive, "w") as zf:
+        zf.write(
+            demo / "ana" / lesson.id / lesson.notebook_name, f"Ana Núñez_101_assignsubmission_file_/{lesson.id}.ipynb"
+        )
+        zf.write(
+            demo / "fede" / lesson.id / lesson.notebook_name, f"Fede Paz_102_assignsubmission_file_/{lesson.id}.ipynb"
+        )
+    workspace = tmp_path / "curso"
+    assert cli.main(["calificar", str(archive), "--directorio", str(workspace)]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "Se calificaron 1 entregas" in out and "JSON está dañado" in out
+    table = pd.read_csv(workspace / "informes" / f"calificaciones_{lesson.id}.csv")
+    assert list(table["alumno"]) == ["ana_nunez", "fede_paz"]
+    assert table.loc[0, "puntos_automaticos"] == table.loc[0, "maximo_automatico"] > 0
+    assert table.loc[1, "total"] == 0
+    assert (workspace / "feedback" / "ana_nunez" / lesson.id / f"{lesson.id}.html").exists()
+    assert not (workspace / "feedback" / "fede_paz").exists()
