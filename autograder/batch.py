@@ -22,16 +22,16 @@ class BatchResult:
     tables: dict = field(default_factory=dict)
     seconds: float = 0.0
 
-    def status(self, student, lesson_id):
-        """The Spanish status of one student's submission for one lesson."""
-        notes = []
+    def statuses(self, lesson_id):
+        """``{student: Spanish status}`` for this run's submissions of one lesson."""
+        notes = {}
         for submission in self.submissions:
-            if submission.student == student and submission.lesson == lesson_id:
-                notes += submission.problems + submission.warnings
+            if submission.lesson == lesson_id:
+                notes.setdefault(submission.student, []).extend(submission.problems + submission.warnings)
         for outcome in self.outcomes:
-            if outcome.student == student and outcome.lesson == lesson_id and outcome.message:
-                notes.append(outcome.message)
-        return "; ".join(notes) or "calificada"
+            if outcome.lesson == lesson_id and outcome.message:
+                notes[outcome.student].append(outcome.message)
+        return {student: "; ".join(texts) or report.GRADED for student, texts in notes.items()}
 
 
 def run(source, workspace, lesson_id=None, console=None):
@@ -39,25 +39,36 @@ def run(source, workspace, lesson_id=None, console=None):
     with warnings.catch_warnings():
         # nbgrader's SQLAlchemy and nbformat warnings say nothing an instructor can act on.
         warnings.simplefilter("ignore")
-        return _run(source, workspace, lesson_id, console)
+        return _run(source, workspace, lesson_id, console or Console())
 
 
-def _run(source, workspace, lesson_id, console):
-    console = console or Console()
-    workspace = Path(workspace).resolve()
-    lesson_ids = [lesson.id for lesson in available_lessons()]
-    if lesson_id is not None:
-        find_lesson(lesson_id)
-    found = submissions.collect(source, workspace / "submitted", lesson_ids, default_lesson=lesson_id)
-    if lesson_id is not None:
-        found = [s for s in found if s.lesson in (lesson_id, None)]
+def _collect(source, workspace, lesson_id, console):
+    lessons = available_lessons() if lesson_id is None else [find_lesson(lesson_id)]
+    found = submissions.collect(
+        source,
+        workspace / "submitted",
+        [lesson.id for lesson in available_lessons()],
+        default_lesson=lesson_id,
+        expected_ids={lesson.id: lesson.cell_ids() for lesson in lessons},
+    )
+    skipped = [s for s in found if s.lesson not in (lesson_id, None)] if lesson_id else []
+    if skipped:
+        console.print(f"Se omitieron {len(skipped)} entregas de otras lecciones (se pidió solo {lesson_id}).")
+    found = [s for s in found if s not in skipped]
     for submission in found:
         for problem in submission.problems:
             console.print(f"[red]✗ {submission.student}[/red] ({submission.original}): {problem}")
         for warning in submission.warnings:
             console.print(f"[yellow]! {submission.student}[/yellow] ({submission.lesson}): {warning}")
+        if submission.lesson and not submission.gradable:
+            grade.forget(workspace, submission.student, submission.lesson)
+    return found
+
+
+def _run(source, workspace, lesson_id, console):
+    workspace = Path(workspace).resolve()
+    found = _collect(source, workspace, lesson_id, console)
     gradable = [s for s in found if s.gradable]
-    lessons = sorted({s.lesson for s in found if s.lesson})
     result = BatchResult(workspace, found, [])
     if not gradable:
         console.print("[red]No hay ninguna entrega que se pueda calificar.[/red]")
@@ -76,7 +87,6 @@ def _run(source, workspace, lesson_id, console):
                 progress.advance(task)
         result.seconds = time.perf_counter() - started
     db_url = f"sqlite:///{workspace / 'gradebook.db'}"
-    for lesson in lessons:
-        statuses = {s.student: result.status(s.student, lesson) for s in found if s.lesson == lesson}
-        result.tables[lesson] = report.write_reports(db_url, lesson, statuses, workspace / "informes")
+    for lesson in sorted({s.lesson for s in found if s.lesson}):
+        result.tables[lesson] = report.write_reports(db_url, lesson, result.statuses(lesson), workspace / "informes")
     return result

@@ -1,6 +1,7 @@
 """``curso``: the instructor's command line, in Spanish."""
 
 import argparse
+import errno
 import sys
 from pathlib import Path
 
@@ -13,12 +14,20 @@ from autograder.course import NOTEBOOKS, ROOT, find_lesson
 console = Console()
 
 
+OS_ERRORS = {
+    errno.ENOENT: "no existe",
+    errno.EACCES: "no tienes permiso para usarlo",
+    errno.EPERM: "no tienes permiso para usarlo",
+    errno.ENOSPC: "no queda espacio en el disco",
+    errno.EROFS: "el sistema de archivos es de solo lectura",
+}
 ARGPARSE_ERRORS = {
     "the following arguments are required": "faltan argumentos obligatorios",
     "unrecognized arguments": "argumentos no reconocidos",
     "invalid choice": "opción no válida",
     "choose from": "elige entre",
-    "expected one argument": "se esperaba un argumento",
+    "expected one argument": "se esperaba un valor",
+    "argument ": "argumento ",
 }
 
 
@@ -68,9 +77,8 @@ def show_results(result):
         console.print(view)
     if result.outcomes:
         count = len(result.outcomes)
-        console.print(
-            f"Se calificaron {count} entregas en {result.seconds:.0f} s ({result.seconds / count:.1f} s por entrega)."
-        )
+        what = "Se calificó 1 entrega" if count == 1 else f"Se calificaron {count} entregas"
+        console.print(f"{what} en {result.seconds:.0f} s ({result.seconds / count:.1f} s por entrega).")
     console.print(
         f"Calificaciones y gráficas en [bold]{result.workspace / 'informes'}[/bold]; "
         f"retroalimentación en [bold]{result.workspace / 'feedback'}[/bold]."
@@ -139,7 +147,11 @@ def main(argv=None):
     args = parser().parse_args(argv)
     try:
         args.func(args)
-    except (ValueError, FileNotFoundError, RuntimeError) as error:
+    except OSError as error:
+        reason = OS_ERRORS.get(error.errno, error.strerror or "error del sistema")
+        console.print(f"[red]Error:[/red] «{error.filename or ''}»: {reason}.")
+        return 1
+    except (ValueError, RuntimeError) as error:
         console.print(f"[red]Error:[/red] {error}")
         return 1
     return 0

@@ -7,6 +7,7 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
+import nbformat
 from nbgrader.apps import NbGraderAPI
 from traitlets.config.loader import PyFileConfigLoader
 
@@ -31,6 +32,20 @@ class Lesson:
     @property
     def notebook_name(self):
         return f"{self.id}.ipynb"
+
+    def graded_cells(self):
+        """``(grade_id, points, autograded)`` of every graded cell, in notebook order."""
+        cells = []
+        for cell in nbformat.read(self.source, as_version=4).cells:
+            meta = cell.metadata.get("nbgrader", {})
+            if meta.get("grade"):
+                cells.append((meta["grade_id"], float(meta["points"]), not meta.get("solution", False)))
+        return cells
+
+    def cell_ids(self):
+        """Every nbgrader cell id of the lesson (solutions, tests, read-only cells)."""
+        notebook = nbformat.read(self.source, as_version=4)
+        return {cell.metadata["nbgrader"]["grade_id"] for cell in notebook.cells if "nbgrader" in cell.metadata}
 
 
 def syllabus():

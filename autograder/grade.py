@@ -4,13 +4,16 @@ Each submission is graded on its own: whatever one does (crash its kernel, loop,
 break its JSON) is reported for that student and the batch goes on.
 """
 
+import shutil
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 import nbformat
+from nbgrader.api import Gradebook, MissingEntry
 
-from autograder.course import nbgrader_api
+from autograder import suspicious
+from autograder.course import NOTEBOOKS, nbgrader_api
 from autograder.preprocessors import KERNEL_DIED, KERNEL_DIED_NAME
 from autograder.sandbox import MEMORY_LIMIT
 
@@ -54,9 +57,12 @@ def translate_feedback(html_path):
     Path(html_path).write_text(text, encoding="utf-8")
 
 
-def _failure(result):
-    detail = (result.get("error") or result.get("log") or "").strip().splitlines()
-    return detail[-1] if detail else "error desconocido"
+def _failure(result, workspace, name):
+    """Keep nbgrader's technical log in ``informes/registros/`` and say where it is, in Spanish."""
+    log = Path(workspace) / "informes" / "registros" / f"{name}.txt"
+    log.parent.mkdir(parents=True, exist_ok=True)
+    log.write_text(f"{result.get('log') or ''}\n{result.get('error') or ''}", encoding="utf-8")
+    return f"el detalle técnico está en {log.relative_to(workspace)}"
 
 
 def execution_notes(notebook_path):
@@ -87,7 +93,35 @@ def prepare(workspace, lesson_ids):
         for lesson_id in lesson_ids:
             result = api.generate_assignment(lesson_id, force=True, create=True)
             if not result["success"]:
-                raise RuntimeError(f"no se pudo preparar la lección {lesson_id}: {_failure(result)}")
+                failure = _failure(result, workspace, f"preparar_{lesson_id}")
+                raise RuntimeError(f"nbgrader no pudo preparar la lección {lesson_id}; {failure}")
+
+
+def forget(workspace, student, lesson_id):
+    """Drop an earlier submission of this student that a new, ungradable one replaces."""
+    workspace = Path(workspace)
+    for step in ("submitted", "autograded", "feedback"):
+        shutil.rmtree(workspace / step / student / lesson_id, ignore_errors=True)
+    if (workspace / "gradebook.db").exists():
+        with Gradebook(_db_url(workspace)) as gradebook:
+            try:
+                gradebook.remove_submission(lesson_id, student)
+            except MissingEntry:
+                pass
+
+
+def _db_url(workspace):
+    return f"sqlite:///{Path(workspace) / 'gradebook.db'}"
+
+
+def cancel_automatic_scores(workspace, student, lesson_id):
+    """Set every autograded score of one submission to zero (manual grades are kept)."""
+    with Gradebook(_db_url(workspace)) as gradebook:
+        notebook = gradebook.find_submission_notebook(lesson_id, lesson_id, student)
+        for grade in notebook.grades:
+            if grade.auto_score is not None:
+                grade.auto_score = 0.0
+        gradebook.db.commit()
 
 
 def grade_one(workspace, student, lesson_id):
@@ -96,13 +130,21 @@ def grade_one(workspace, student, lesson_id):
     try:
         result = api.autograde(lesson_id, student, force=True, create=True)
         if not result["success"]:
-            return Outcome(student, lesson_id, False, f"nbgrader no pudo calificarla: {_failure(result)}")
+            failure = _failure(result, workspace, f"{student}_{lesson_id}")
+            return Outcome(student, lesson_id, False, f"nbgrader no pudo calificarla; {failure}")
+        notes = []
+        submitted = Path(workspace) / "submitted" / student / lesson_id / f"{lesson_id}.ipynb"
+        reasons = suspicious.findings(submitted, NOTEBOOKS / lesson_id / f"{lesson_id}.ipynb")
+        if reasons:
+            cancel_automatic_scores(workspace, student, lesson_id)
+            notes.append(f"calificación automática anulada: su código {', '.join(reasons)}; revísala a mano")
         result = api.generate_feedback(lesson_id, student, force=True)
         if not result["success"]:
-            return Outcome(student, lesson_id, True, f"calificada, pero sin retroalimentación: {_failure(result)}")
+            failure = _failure(result, workspace, f"{student}_{lesson_id}")
+            return Outcome(student, lesson_id, True, f"calificada, pero sin retroalimentación; {failure}")
         for html in (Path(workspace) / "feedback" / student / lesson_id).glob("*.html"):
             translate_feedback(html)
         graded = Path(workspace) / "autograded" / student / lesson_id / f"{lesson_id}.ipynb"
-        return Outcome(student, lesson_id, True, "; ".join(execution_notes(graded)))
+        return Outcome(student, lesson_id, True, "; ".join(notes + execution_notes(graded)))
     except Exception as error:  # a grading failure must not stop the batch
         return Outcome(student, lesson_id, False, f"error inesperado al calificar: {error}")

@@ -2,10 +2,11 @@
 
 Accepted layouts (also inside a zip, under any wrapping folders):
 ``<alumno>/<leccion>/<leccion>.ipynb`` (nbgrader), ``<alumno>/<archivo>.ipynb`` (Moodle:
-``Nombre Apellido_123_assignsubmission_file_/...``) and Canvas's flat
+``Nombre Apellido_123_assignsubmission_file_/.../<archivo>.ipynb``) and Canvas's flat
 ``apellidonombre_<id>_<id>_<archivo>.ipynb``.
 """
 
+import errno
 import json
 import re
 import shutil
@@ -19,7 +20,7 @@ from pathlib import Path
 import nbformat
 
 IGNORED_PARTS = {"__MACOSX", ".ipynb_checkpoints"}
-MOODLE_SUFFIX = re.compile(r"_\d+_assign(submission|ment)\w*$")
+MOODLE_FOLDER = re.compile(r"^(?P<name>.+?)_(?P<id>\d+)_assign(?:submission|ment)\w*$")
 LMS_IDS = re.compile(r"_\d+.*$")
 CANVAS_NAME = re.compile(r"^(?P<student>[a-z]+)_(?:late_)?\d+_\d+_")
 
@@ -40,8 +41,11 @@ class Submission:
 
 
 def student_id(name):
-    """An ASCII snake_case id from a folder or file name ("Ana Núñez_12_assignsubmission_file_")."""
-    name = MOODLE_SUFFIX.sub("", name)
+    """An ASCII snake_case id from a folder or file name; Moodle's participant number keeps it unique
+    ("Ana Núñez_12_assignsubmission_file_" → "ana_nunez_12")."""
+    moodle = MOODLE_FOLDER.match(name)
+    if moodle:
+        name = f"{moodle['name']}_{moodle['id']}"
     ascii_name = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode()
     slug = re.sub(r"[^a-z0-9]+", "_", ascii_name.lower()).strip("_")
     return slug or "alumno_sin_nombre"
@@ -55,7 +59,7 @@ def opened(source):
         yield source
         return
     if not source.exists():
-        raise FileNotFoundError(f"No existe «{source}».")
+        raise FileNotFoundError(errno.ENOENT, "no existe", str(source))
     if not zipfile.is_zipfile(source):
         raise ValueError(f"«{source}» no es una carpeta ni un archivo .zip.")
     with tempfile.TemporaryDirectory(prefix="curso-entregas-") as tmp, zipfile.ZipFile(source) as archive:
@@ -85,8 +89,14 @@ def identify(relative, lesson_ids, default_lesson=None):
         index = folders.index(lesson)
         student = folders[index - 1] if index > 0 else LMS_IDS.sub("", stem)
     else:
+        moodle = [part for part in folders if MOODLE_FOLDER.match(part)]
         canvas = CANVAS_NAME.match(relative.name)
-        student = canvas["student"] if canvas else folders[-1] if folders else LMS_IDS.sub("", stem)
+        if moodle:
+            student = moodle[-1]
+        elif canvas:
+            student = canvas["student"]
+        else:
+            student = folders[-1] if folders else LMS_IDS.sub("", stem)
         lesson = _lesson_from_name(stem, lesson_ids) or default_lesson
     submission = Submission(student_id(student), lesson, relative)
     if lesson is None:
@@ -99,7 +109,12 @@ def identify(relative, lesson_ids, default_lesson=None):
     return submission
 
 
-def _check_notebook(path, submission):
+def load(path, submission, expected_ids=None):
+    """Read and validate a submitted notebook; record problems and return it (or ``None``).
+
+    ``expected_ids`` are the lesson's nbgrader cell ids: a notebook sharing none of them
+    belongs to another lesson, and duplicated ones (a copied test cell) are kept once.
+    """
     try:
         content = json.loads(path.read_bytes())
     except (UnicodeDecodeError, json.JSONDecodeError) as error:
@@ -108,13 +123,30 @@ def _check_notebook(path, submission):
             f"el archivo no es un cuaderno de Jupyter válido: su JSON está dañado{where}; "
             "¿se guardó a medias o se editó fuera de Jupyter?"
         )
-        return
+        return None
     try:
-        nbformat.validate(nbformat.from_dict(content))
+        notebook = nbformat.from_dict(content)
+        nbformat.validate(notebook)
     except Exception:  # any schema violation
         submission.problems.append(
             "el archivo no es un cuaderno de Jupyter válido: es JSON, pero no tiene el formato de un cuaderno."
         )
+        return None
+    seen = set()
+    for cell in notebook.cells:
+        grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
+        if grade_id is None:
+            continue
+        if grade_id in seen:
+            del cell.metadata["nbgrader"]
+            submission.warnings.append(f"la celda {grade_id} estaba repetida; se calificó la primera.")
+        seen.add(grade_id)
+    if expected_ids and not seen & expected_ids:
+        submission.problems.append(
+            f"el cuaderno no tiene ninguna celda de {submission.lesson}: ¿es el de otra lección?"
+        )
+        return None
+    return notebook
 
 
 def _deduplicate(submissions):
@@ -130,17 +162,20 @@ def _deduplicate(submissions):
     return kept
 
 
-def collect(source, submitted_dir, lesson_ids, default_lesson=None):
-    """Copy every recognisable submission under ``submitted_dir``; return them all, problems included."""
+def collect(source, submitted_dir, lesson_ids, default_lesson=None, expected_ids=None):
+    """Copy every recognisable submission under ``submitted_dir``; return them all, problems included.
+
+    ``expected_ids`` maps a lesson id to its nbgrader cell ids (see :func:`load`).
+    """
     submitted_dir = Path(submitted_dir)
+    expected_ids = expected_ids or {}
     with opened(source) as folder:
         submissions = _deduplicate([identify(rel, lesson_ids, default_lesson) for rel in _notebook_files(folder)])
         for submission in submissions:
-            path = folder / submission.original
-            _check_notebook(path, submission)
+            notebook = load(folder / submission.original, submission, expected_ids.get(submission.lesson))
             if submission.gradable:
                 target = submitted_dir / submission.student / submission.lesson
                 shutil.rmtree(target, ignore_errors=True)
                 target.mkdir(parents=True)
-                shutil.copyfile(path, target / f"{submission.lesson}.ipynb")
+                nbformat.write(notebook, target / f"{submission.lesson}.ipynb")
     return submissions

@@ -23,10 +23,10 @@ def test_grading_a_moodle_zip_from_the_command_line(tmp_path, capsys):
     workspace = tmp_path / "curso"
     assert cli.main(["calificar", str(archive), "--directorio", str(workspace)]) == 0
     out = " ".join(capsys.readouterr().out.split())
-    assert "Se calificaron 1 entregas" in out and "JSON está dañado" in out
+    assert "Se calificó 1 entrega" in out and "JSON está dañado" in out
     table = pd.read_csv(workspace / "informes" / f"calificaciones_{lesson.id}.csv")
-    assert list(table["alumno"]) == ["ana_nunez", "fede_paz"]
+    assert list(table["alumno"]) == ["ana_nunez_101", "fede_paz_102"]
     assert table.loc[0, "puntos_automaticos"] == table.loc[0, "maximo_automatico"] > 0
     assert table.loc[1, "total"] == 0
-    assert (workspace / "feedback" / "ana_nunez" / lesson.id / f"{lesson.id}.html").exists()
-    assert not (workspace / "feedback" / "fede_paz").exists()
+    assert (workspace / "feedback" / "ana_nunez_101" / lesson.id / f"{lesson.id}.html").exists()
+    assert not (workspace / "feedback" / "fede_paz_102").exists()

@@ -112,26 +112,25 @@ def test_a_kernel_crash_keeps_the_points_earned_before_it(graded):
     assert "el kernel se detuvo" in hugo["estado"]
 
 
-def test_an_infinite_loop_only_costs_its_exercise(graded):
+@pytest.mark.parametrize(("student", "note"), [("ines", "tiempo límite"), ("kike", "sin memoria")])
+def test_an_infinite_loop_or_a_memory_hog_only_costs_its_exercise(graded, student, note):
     notebook, tests, solutions = released_layout(FULL)
-    looping = [cell for cell in tests if solutions[0] < notebook.cells.index(cell) < solutions[1]]
-    ines = row(graded, FULL, "ines")
-    assert ines["puntos_automaticos"] == points(tests) - points(looping)
-    assert "tiempo límite" in ines["estado"]
-
-
-def test_a_memory_hog_only_costs_its_exercise(graded):
-    notebook, tests, solutions = released_layout(FULL)
-    hogging = [cell for cell in tests if solutions[0] < notebook.cells.index(cell) < solutions[1]]
-    kike = row(graded, FULL, "kike")
-    assert kike["puntos_automaticos"] == points(tests) - points(hogging)
-    assert "sin memoria" in kike["estado"]
+    first_exercise = [cell for cell in tests if solutions[0] < notebook.cells.index(cell) < solutions[1]]
+    graded_row = row(graded, FULL, student)
+    assert graded_row["puntos_automaticos"] == points(tests) - points(first_exercise)
+    assert note in graded_row["estado"]
 
 
 def test_monkeypatching_torch_gets_zero_with_a_reason(graded):
     jose = row(graded, FULL, "jose")
     assert jose["puntos_automaticos"] == 0
     assert "reemplaza funciones de torch" in jose["estado"]
+
+
+def test_code_that_reaches_into_the_grader_gets_its_automatic_score_cancelled(graded):
+    mara = row(graded, FULL, "mara")
+    assert mara["puntos_automaticos"] == 0
+    assert "calificación automática anulada" in mara["estado"] and "get_ipython" in mara["estado"]
 
 
 def test_csv_has_one_column_per_exercise_and_a_row_per_student(graded):
@@ -172,12 +171,18 @@ def test_feedback_is_spanish_and_never_shows_hidden_tests(graded, lesson):
         assert not leaked, f"{student}: {leaked}"
 
 
-def test_grading_another_batch_keeps_earlier_grades(graded, tmp_path):
+def test_a_later_batch_keeps_earlier_grades_and_a_broken_resubmission_replaces_one(graded, tmp_path):
     lesson = OTHERS[0] if OTHERS else FULL
     again = tmp_path / "otra_vez"
     shutil.copytree(graded.workspace / "entregas" / "ana" / lesson.id, again / "ana" / lesson.id)
-    batch.run(again, graded.workspace)
+    broken = again / "carla" / lesson.id / lesson.notebook_name
+    broken.parent.mkdir(parents=True)
+    broken.write_text("{", encoding="utf-8")
+    result = batch.run(again, graded.workspace)
+    table = result.tables[lesson.id].set_index("alumno")
+    assert {"ana", "beto", "carla"} <= set(table.index), "students of earlier batches stay in the CSV"
+    assert table.loc["ana", "puntos_automaticos"] == table.loc["ana", "maximo_automatico"]
+    assert table.loc["carla", "total"] == 0 and "JSON está dañado" in table.loc["carla", "estado"]
     with Gradebook(f"sqlite:///{graded.workspace / 'gradebook.db'}") as gradebook:
         students = {s.student.id for s in gradebook.assignment_submissions(lesson.id)}
-        assert {"ana", "beto", "carla"} <= students
-        assert gradebook.find_submission(lesson.id, "carla").score == 0
+    assert "beto" in students and "carla" not in students

@@ -64,7 +64,7 @@ def test_cli_errors_are_spanish(tmp_path, capsys):
         cli.main(["calificar"])
     assert "faltan argumentos obligatorios" in capsys.readouterr().err
     assert cli.main(["calificar", str(tmp_path / "no_existe")]) == 1
-    assert "No existe" in capsys.readouterr().out
+    assert "no existe" in capsys.readouterr().out
     assert cli.main(["generar", "99_no_existe"]) == 1
     assert "No existe la lección" in capsys.readouterr().out
 

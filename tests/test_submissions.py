@@ -25,7 +25,7 @@ def by_student(found):
 @pytest.mark.parametrize(
     ("name", "expected"),
     [
-        ("Ana Núñez_12345_assignsubmission_file_", "ana_nunez"),
+        ("Ana Núñez_12345_assignsubmission_file_", "ana_nunez_12345"),
         ("  José  María ", "jose_maria"),
         ("ÑOÑO-99", "nono_99"),
         ("???", "alumno_sin_nombre"),
@@ -53,9 +53,19 @@ def test_moodle_zip_with_a_wrapping_folder(tmp_path):
         for path in source.rglob("*.ipynb"):
             zf.write(path, "Tarea 1/" + str(path.relative_to(source)))
     found = by_student(collect(archive, tmp_path / "submitted", LESSONS))
-    assert set(found) == {("ana_nunez", LESSONS[0]), ("beto_paz", LESSONS[0])}
-    assert found[("beto_paz", LESSONS[0])].warnings, "a renamed file is graded with a warning"
-    assert (tmp_path / "submitted" / "beto_paz" / LESSONS[0] / f"{LESSONS[0]}.ipynb").exists()
+    assert set(found) == {("ana_nunez_1", LESSONS[0]), ("beto_paz_2", LESSONS[0])}
+    assert found[("beto_paz_2", LESSONS[0])].warnings, "a renamed file is graded with a warning"
+    assert (tmp_path / "submitted" / "beto_paz_2" / LESSONS[0] / f"{LESSONS[0]}.ipynb").exists()
+
+
+def test_moodle_namesakes_and_subfolders_stay_apart(tmp_path):
+    write_notebook(tmp_path / "in" / "Ana Núñez_11_assignsubmission_file_" / f"{LESSONS[0]}.ipynb")
+    write_notebook(tmp_path / "in" / "Ana Nunez_22_assignsubmission_file_" / f"{LESSONS[0]}.ipynb")
+    write_notebook(tmp_path / "in" / "Beto Paz_33_assignsubmission_file_" / "entrega" / f"{LESSONS[0]}.ipynb")
+    write_notebook(tmp_path / "in" / "Carla Ruiz_44_assignsubmission_file_" / "entrega" / f"{LESSONS[0]}.ipynb")
+    found = by_student(collect(tmp_path / "in", tmp_path / "submitted", LESSONS))
+    assert {student for student, _ in found} == {"ana_nunez_11", "ana_nunez_22", "beto_paz_33", "carla_ruiz_44"}
+    assert all(s.gradable and not s.warnings for s in found.values())
 
 
 def test_a_wrong_file_name_inside_the_lesson_folder_is_graded_with_a_warning(tmp_path):
@@ -92,6 +102,28 @@ def test_broken_json_is_reported_and_does_not_stop_the_others(tmp_path):
         assert not found[(student, LESSONS[0])].gradable
         assert "no es un cuaderno de Jupyter válido" in found[(student, LESSONS[0])].problems[0]
     assert found[("ana", LESSONS[0])].gradable
+
+
+def graded_notebook(path, grade_ids):
+    cells = [new_code_cell("x = 1", metadata={"nbgrader": {"grade_id": gid, "grade": True}}) for gid in grade_ids]
+    cells += [new_code_cell("y = 2"), new_code_cell("z = 3")]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    nbformat.write(new_notebook(cells=cells), path)
+
+
+def test_a_duplicated_test_cell_is_graded_once(tmp_path):
+    graded_notebook(tmp_path / "in" / "ana" / LESSONS[0] / f"{LESSONS[0]}.ipynb", ["ej1", "ej1", "ej2"])
+    (submission,) = collect(tmp_path / "in", tmp_path / "submitted", LESSONS, expected_ids={LESSONS[0]: {"ej1"}})
+    assert submission.gradable and "ej1 estaba repetida" in submission.warnings[0]
+    stored = nbformat.read(tmp_path / "submitted" / "ana" / LESSONS[0] / f"{LESSONS[0]}.ipynb", 4)
+    ids = [c.metadata.get("nbgrader", {}).get("grade_id") for c in stored.cells]
+    assert ids == ["ej1", None, "ej2", None, None]
+
+
+def test_a_notebook_from_another_lesson_is_a_problem(tmp_path):
+    graded_notebook(tmp_path / "in" / "ana" / LESSONS[0] / f"{LESSONS[0]}.ipynb", ["otra_1", "otra_2"])
+    (submission,) = collect(tmp_path / "in", tmp_path / "submitted", LESSONS, expected_ids={LESSONS[0]: {"ej1"}})
+    assert not submission.gradable and "¿es el de otra lección?" in submission.problems[0]
 
 
 def test_duplicates_keep_the_correctly_named_notebook(tmp_path):

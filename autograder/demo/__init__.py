@@ -2,7 +2,7 @@
 
 Each scenario is a student: the correct answer, a blank notebook, hard-coded values,
 a warning on stderr, a deleted or emptied test cell, broken JSON, a wrong file name, a kernel
-crash, an infinite loop, a memory hog and a monkeypatched torch.
+crash, an infinite loop, a memory hog, a monkeypatched torch and tests neutered through IPython.
 """
 
 import ast
@@ -130,6 +130,13 @@ def patches_torch(lesson):
     return notebook
 
 
+def neuters_tests(lesson):
+    notebook = blank(lesson)
+    first = _solution_cells(notebook)[0]
+    first.source = "get_ipython().input_transformers_cleanup.append(lambda lineas: ['pass\\n'])\n" + first.source
+    return notebook
+
+
 # student: (what the submission does, how to build it)
 SCENARIOS = {
     "ana": ("correcta", answered),
@@ -144,6 +151,7 @@ SCENARIOS = {
     "jose": ("valores a mano y reemplaza torch.allclose", patches_torch),
     "kike": ("agota la memoria en el primer ejercicio", hogs_memory),
     "lalo": ("en blanco, pero vació las celdas de pruebas", emptied_tests),
+    "mara": ("en blanco, pero convierte las pruebas en `pass` con get_ipython()", neuters_tests),
 }
 
 

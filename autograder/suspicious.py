@@ -1,0 +1,41 @@
+"""Spot student code that reaches into the machinery that grades it.
+
+Tests run in the student's own kernel, so code that rewrites IPython's input, the
+check helpers, the call stack or the random generators could make any test pass.
+Such code has no place in these exercises: the submission's automatic score is
+cancelled and the instructor is told why.
+"""
+
+import re
+
+import nbformat
+
+PATTERNS = {
+    r"\bget_ipython\b|\b_ih\b|\b_oh\b": "usa get_ipython() o el historial de IPython",
+    r"\bautograder\b": "toca el módulo autograder (el de las comprobaciones)",
+    r"_getframe|\binspect\b|\bgc\.|\bsettrace\b|\bsetprofile\b": "inspecciona la pila de llamadas o la memoria",
+    r"\bsys\.modules\b|\bimportlib\b|__import__|__builtins__|\bbuiltins\b": "manipula módulos o funciones integradas",
+    r"(?<![.\w])(exec|eval|compile)\s*\(": "ejecuta código construido como texto",
+    r"\brandom\.seed\b|\bsetstate\b": "fija el azar de las pruebas",
+}
+
+
+def _student_code(submitted, released):
+    """Code cells the student wrote or changed (answer cells and any cell not in the release)."""
+    original = {cell.source for cell in released.cells if cell.cell_type == "code"}
+    for cell in submitted.cells:
+        if cell.cell_type != "code":
+            continue
+        meta = cell.metadata.get("nbgrader", {})
+        if meta.get("grade") and not meta.get("solution"):
+            continue  # test cells are restored from the gradebook anyway
+        if meta.get("solution") or cell.source not in original:
+            yield cell.source
+
+
+def findings(submitted_path, released_path):
+    """Spanish descriptions of every suspicious construct in the student's code."""
+    submitted = nbformat.read(submitted_path, as_version=4)
+    released = nbformat.read(released_path, as_version=4)
+    code = "\n".join(_student_code(submitted, released))
+    return [reason for pattern, reason in PATTERNS.items() if re.search(pattern, code)]
