@@ -210,7 +210,7 @@ def _format_inputs(inputs, names):
 def _call(student_fn, inputs, where, hint):
     try:
         return student_fn(*inputs)
-    except Exception as error:  # the student's code may raise anything
+    except (Exception, SystemExit) as error:  # anything but the grader's own KeyboardInterrupt (timeouts)
         fail(f"tu función lanzó {type(error).__name__}: {error} (con {where}).", hint)
 
 

@@ -14,7 +14,7 @@ from nbgrader.api import Gradebook, MissingEntry
 
 from autograder import suspicious
 from autograder.course import NOTEBOOKS, nbgrader_api
-from autograder.preprocessors import KERNEL_DIED, KERNEL_DIED_NAME
+from autograder.preprocessors import KERNEL_DIED, KERNEL_DIED_NAME, RESTORED_CELL
 from autograder.sandbox import MEMORY_LIMIT
 
 FEEDBACK_LABELS = {
@@ -35,8 +35,6 @@ FEEDBACK_LABELS = {
     "<html>": '<html lang="es">',
     "No response.": "Sin comentarios.",
 }
-
-TIMEOUT_ERRORS = ("CellTimeoutError", "KeyboardInterrupt")
 
 
 @dataclass
@@ -70,14 +68,14 @@ def execution_notes(notebook_path):
     notebook = nbformat.read(notebook_path, as_version=4)
     notes = []
     for number, cell in enumerate(notebook.cells, start=1):
-        if "Esta celda (id:" in cell.source.split("\n", 1)[0]:
+        if RESTORED_CELL.split("{")[0] in cell.source.split("\n", 1)[0]:
             notes.append(f"se restauró la celda de pruebas {cell.metadata.nbgrader.grade_id}, que faltaba")
         for output in cell.get("outputs", []):
             if output.output_type != "error":
                 continue
             if output.ename == KERNEL_DIED_NAME and output.evalue == KERNEL_DIED:
                 notes.append(f"el kernel se detuvo en la celda {number}; las siguientes no se ejecutaron")
-            elif output.ename in TIMEOUT_ERRORS:
+            elif output.ename == "CellTimeoutError":
                 notes.append(f"la celda {number} superó el tiempo límite (¿un bucle infinito?)")
             elif output.ename == "MemoryError" or "can't allocate memory" in output.evalue:
                 notes.append(f"la celda {number} se quedó sin memoria (límite de {MEMORY_LIMIT // 1024**3} GiB)")

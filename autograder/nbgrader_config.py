@@ -1,5 +1,7 @@
 """nbgrader configuration for the course (loaded by the `curso` CLI)."""
 
+from autograder.preprocessors import RESTORED_CELL
+
 c = get_config()  # noqa: F821 (provided by traitlets when nbgrader loads this file)
 
 c.CourseDirectory.source_directory = "solutions"
@@ -30,9 +32,7 @@ c.IgnorePattern.pattern = r"[\s\S]"
 
 # A deleted or edited test cell comes back from the gradebook.
 c.OverwriteCells.add_missing_cells = True
-c.OverwriteCells.missing_cell_notification = (
-    "Esta celda (id: {cell_id}) faltaba en la entrega y se restauró para calificar.\n"
-)
+c.OverwriteCells.missing_cell_notification = RESTORED_CELL
 
 c.Autograde.autograde_preprocessors = [
     "autograder.preprocessors.ResilientExecute",

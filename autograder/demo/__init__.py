@@ -155,12 +155,16 @@ SCENARIOS = {
 }
 
 
+# Students who save their notebook under another name.
+FILE_NAMES = {"gabi": "mi_entrega.ipynb"}
+
+
 def build_demo(folder, lessons=None, students=None):
     """Write ``<alumno>/<leccion>/<leccion>.ipynb`` for every scenario under ``folder``."""
     folder = Path(folder)
     for lesson in lessons or available_lessons():
         for student in students or SCENARIOS:
-            name = "mi_entrega.ipynb" if student == "gabi" else lesson.notebook_name
+            name = FILE_NAMES.get(student, lesson.notebook_name)
             path = folder / student / lesson.id / name
             path.parent.mkdir(parents=True, exist_ok=True)
             content = SCENARIOS[student][1](lesson)
