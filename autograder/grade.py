@@ -122,20 +122,27 @@ def cancel_automatic_scores(workspace, student, lesson_id):
         gradebook.db.commit()
 
 
-def grade_one(workspace, student, lesson_id):
-    """Autograde one submission and write its feedback; never raises."""
+def grade_one(workspace, student, lesson_id, course_files):
+    """Autograde one submission and write its feedback; never raises.
+
+    ``course_files`` (a :class:`~autograder.guard.CourseFiles`) undoes any change the
+    submission made to the course's own files.
+    """
     api = nbgrader_api(workspace)
     try:
         result = api.autograde(lesson_id, student, force=True, create=True)
+        touched = course_files.restore()
         if not result["success"]:
             failure = _failure(result, workspace, f"{student}_{lesson_id}")
             return Outcome(student, lesson_id, False, f"nbgrader no pudo calificarla; {failure}")
         notes = []
         submitted = Path(workspace) / "submitted" / student / lesson_id / f"{lesson_id}.ipynb"
         reasons = suspicious.findings(submitted, NOTEBOOKS / lesson_id / f"{lesson_id}.ipynb")
+        if touched:
+            reasons.append(f"modificó archivos del curso ({', '.join(touched)}), que se restauraron")
         if reasons:
             cancel_automatic_scores(workspace, student, lesson_id)
-            notes.append(f"calificación automática anulada: su código {', '.join(reasons)}; revísala a mano")
+            notes.append(f"calificación automática anulada: su código {'; '.join(reasons)}; revísala a mano")
         result = api.generate_feedback(lesson_id, student, force=True)
         if not result["success"]:
             failure = _failure(result, workspace, f"{student}_{lesson_id}")

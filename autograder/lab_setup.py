@@ -18,6 +18,7 @@ INSTRUCTOR_LAB_PLUGINS = [
     "@jupyter/nbgrader:create-assignment",
     "@jupyter/nbgrader:course-list",
     "@jupyter/nbgrader:assignment-list",
+    "@jupyter/nbgrader:menu",
 ]
 INSTRUCTOR_SERVER_EXTENSIONS = [
     "nbgrader.server_extensions.formgrader",

@@ -11,7 +11,7 @@ from nbclient import NotebookClient
 from nbgrader.api import Gradebook
 
 from autograder import batch
-from autograder.course import NOTEBOOKS
+from autograder.course import NOTEBOOKS, ROOT
 from autograder.demo import SCENARIOS, build_demo
 
 FULL = LESSONS[0]
@@ -131,6 +131,14 @@ def test_code_that_reaches_into_the_grader_gets_its_automatic_score_cancelled(gr
     mara = row(graded, FULL, "mara")
     assert mara["puntos_automaticos"] == 0
     assert "calificación automática anulada" in mara["estado"] and "get_ipython" in mara["estado"]
+
+
+def test_a_submission_that_rewrites_course_files_is_undone_and_cancelled(graded):
+    nico = row(graded, FULL, "nico")
+    assert nico["puntos_automaticos"] == 0
+    assert "calificación automática anulada" in nico["estado"]
+    assert "modificó archivos del curso (autograder/checks.py)" in nico["estado"]
+    assert "modificado por una entrega" not in (ROOT / "autograder" / "checks.py").read_text("utf-8")
 
 
 def test_csv_has_one_column_per_exercise_and_a_row_per_student(graded):

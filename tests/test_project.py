@@ -1,12 +1,14 @@
 """Project-level promises: pins, Binder, README commands, Spanish CLI, lint."""
 
+import importlib
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
-from autograder import cli
+from autograder import cli, lab_setup
 from autograder.course import ROOT
 
 
@@ -39,6 +41,15 @@ def test_binder_pins_the_same_versions_with_cpu_torch():
     assert (ROOT / "binder" / "runtime.txt").read_text("utf-8").strip() == "python-3.11"
     post_build = (ROOT / "binder" / "postBuild").read_text("utf-8")
     assert "autograder.lab_setup --estudiante" in post_build
+
+
+def test_student_setup_names_real_nbgrader_extensions():
+    bundle = Path(sys.prefix) / "share" / "jupyter" / "labextensions" / "@jupyter" / "nbgrader" / "static"
+    code = "".join(path.read_text("utf-8", "ignore") for path in bundle.glob("*.js"))
+    for plugin in lab_setup.INSTRUCTOR_LAB_PLUGINS:
+        assert f'"{plugin}"' in code, plugin
+    for extension in lab_setup.INSTRUCTOR_SERVER_EXTENSIONS:
+        importlib.import_module(extension)
 
 
 def test_readme_gives_the_two_commands_and_ci_runs_the_test_one_verbatim():

@@ -1,8 +1,9 @@
 """Sample submissions, built from the current lessons, that show every case the grader handles.
 
 Each scenario is a student: the correct answer, a blank notebook, hard-coded values,
-a warning on stderr, a deleted or emptied test cell, broken JSON, a wrong file name, a kernel
-crash, an infinite loop, a memory hog, a monkeypatched torch and tests neutered through IPython.
+a warning on stderr, a deleted or emptied test cell, broken JSON, a wrong file name, a
+kernel crash, an infinite loop, a memory hog, a monkeypatched torch, tests neutered
+through IPython and a rewritten check helper.
 """
 
 import ast
@@ -137,6 +138,18 @@ def neuters_tests(lesson):
     return notebook
 
 
+def rewrites_checks(lesson):
+    notebook = answered(lesson)
+    first = _solution_cells(notebook)[0]
+    first.source += (
+        "\n\nimport pkgutil\n"
+        "_ruta = pkgutil.get_loader('auto' + 'grader.checks').get_filename()\n"
+        "with open(_ruta, 'a') as _archivo:\n"
+        "    _archivo.write('\\n# modificado por una entrega\\n')\n"
+    )
+    return notebook
+
+
 # student: (what the submission does, how to build it)
 SCENARIOS = {
     "ana": ("correcta", answered),
@@ -152,6 +165,7 @@ SCENARIOS = {
     "kike": ("agota la memoria en el primer ejercicio", hogs_memory),
     "lalo": ("en blanco, pero vació las celdas de pruebas", emptied_tests),
     "mara": ("en blanco, pero convierte las pruebas en `pass` con get_ipython()", neuters_tests),
+    "nico": ("correcta, pero reescribe autograder/checks.py", rewrites_checks),
 }
 
 

@@ -1,0 +1,37 @@
+"""Keep the course's own files safe from the code being graded.
+
+Student code runs with the grader's permissions, so it could rewrite the check
+helpers or the lessons for the students graded after it. The files are kept in
+memory and put back after every submission; whoever changed them is reported.
+"""
+
+from autograder.course import NOTEBOOKS, PACKAGE_DIR, ROOT, SOLUTIONS
+
+GUARDED = (PACKAGE_DIR, SOLUTIONS, NOTEBOOKS)
+
+
+def _files():
+    for folder in GUARDED:
+        for path in folder.rglob("*"):
+            if path.is_file() and "__pycache__" not in path.parts:
+                yield path
+
+
+class CourseFiles:
+    """A snapshot of the course's files that can restore itself."""
+
+    def __init__(self):
+        self.snapshot = {path: path.read_bytes() for path in _files()}
+
+    def restore(self):
+        """Put back every changed, deleted or added file; return their paths relative to the course."""
+        touched = []
+        for path, content in self.snapshot.items():
+            if not path.is_file() or path.read_bytes() != content:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_bytes(content)
+                touched.append(path)
+        for path in set(_files()) - set(self.snapshot):
+            path.unlink()
+            touched.append(path)
+        return sorted(str(path.relative_to(ROOT)) for path in touched)
