@@ -66,10 +66,7 @@ WARN = (
     "    return _f_{name}(*args, **kwargs)\n"
 )
 LOOP = "def {name}(*args, **kwargs):\n    while True:\n        pass\n"
-HOG = (
-    "def {name}(*args, **kwargs):\n    import torch\n    bloques = []\n"
-    "    while True:\n        bloques.append(torch.ones(10**8))\n"
-)
+HOG = "def {name}(*args, **kwargs):\n    import torch\n    return torch.ones(10**10)  # 40 GB de una vez\n"
 PATCH = "import torch\ntorch.allclose = lambda *args, **kwargs: True\ntorch.isclose = lambda *args, **kwargs: True\n\n"
 
 
@@ -162,7 +159,7 @@ SCENARIOS = {
     "hugo": ("hace que el kernel muera en el segundo ejercicio", crashes),
     "ines": ("bucle infinito en el primer ejercicio", loops),
     "jose": ("valores a mano y reemplaza torch.allclose", patches_torch),
-    "kike": ("agota la memoria en el primer ejercicio", hogs_memory),
+    "kike": ("pide 40 GB de memoria en el primer ejercicio", hogs_memory),
     "lalo": ("en blanco, pero vació las celdas de pruebas", emptied_tests),
     "mara": ("en blanco, pero convierte las pruebas en `pass` con get_ipython()", neuters_tests),
     "nico": ("correcta, pero reescribe autograder/checks.py", rewrites_checks),
