@@ -22,3 +22,17 @@ def solution_code_cells(notebook):
 
 def read(path):
     return nbformat.read(path, as_version=4)
+
+
+def points(cells):
+    return sum(nbgrader_meta(cell)["points"] for cell in cells)
+
+
+def row(result, lesson, student):
+    """One student's row of a batch's grades table for a lesson."""
+    table = result.tables[lesson.id]
+    return table[table["alumno"] == student].iloc[0]
+
+
+def autograded_notebook(result, lesson, student):
+    return read(result.workspace / "autograded" / student / lesson.id / lesson.notebook_name)
