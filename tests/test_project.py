@@ -58,6 +58,10 @@ def test_readme_gives_the_two_commands_and_ci_runs_the_test_one_verbatim():
     assert "make lab" in commands and "make test" in commands
     ci = (ROOT / ".ci" / "run").read_text("utf-8")
     assert ci.strip().splitlines()[-1] == "make test"
+    makefile = (ROOT / "Makefile").read_text("utf-8")
+    lab = makefile.split("\nlab:")[1].split("\n\n")[0]
+    assert "jupyter lab" in lab and "notebooks/indice.ipynb" in lab
+    assert "pytest" in makefile.split("\ntest:")[1].split("\n\n")[0]
     assert "mybinder.org/v2/gh/" in readme and "urlpath=lab/tree/notebooks/indice.ipynb" in readme
 
 
