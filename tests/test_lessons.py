@@ -39,8 +39,22 @@ def test_solution_runs_headless(lesson):
     assert not errors, errors
     mimes = {key for c in notebook.cells if c.cell_type == "code" for o in c.outputs for key in o.get("data", {})}
     assert mimes & {"image/png", "image/svg+xml"}, "every lesson shows at least one picture"
+    if lesson.id.startswith(("02_", "03_")):
+        assert "image/svg+xml" in mimes, "lessons 02 and 03 draw torchviz graphs"
+    sliders = [c for c in notebook.cells if c.cell_type == "code" and "tangent_slider(" in c.source]
+    for cell in sliders:  # the slider renders as a widget whose initial plot lives in the widget state
+        assert any("application/vnd.jupyter.widget-view+json" in o.get("data", {}) for o in cell.outputs)
+    if sliders:
+        state = str(notebook.metadata.widgets)
+        assert "FloatSliderModel" in state and "image/png" in state
     passed = "".join(o.get("text", "") for c in autograded_tests(notebook) for o in c.outputs)
     assert passed.count("✔") >= len(autograded_tests(notebook)), "each visible self-check reports success"
+
+
+def test_the_course_has_a_tangent_plot_and_a_slider():
+    sources = ["\n".join(c.source for c in read(lesson.source).cells) for lesson in LESSONS]
+    assert any("plot_tangent(" in text for text in sources)
+    assert any("tangent_slider(" in text for text in sources)
 
 
 def test_solution_passes_nbgrader_validate(lesson):
