@@ -10,7 +10,6 @@ from rich.progress import Progress
 
 from autograder import grade, report, submissions
 from autograder.course import available_lessons, find_lesson
-from autograder.guard import CourseFiles
 
 
 @dataclass
@@ -77,12 +76,11 @@ def _run(source, workspace, lesson_id, console):
         with console.status("Preparando el libro de calificaciones…"):
             grade.prepare(workspace, sorted({s.lesson for s in gradable}))
         started = time.perf_counter()
-        course_files = CourseFiles()
         with Progress(console=console, transient=True) as progress:
             task = progress.add_task("Calificando", total=len(gradable))
             for submission in gradable:
                 progress.update(task, description=f"Calificando {submission.student} · {submission.lesson}")
-                outcome = grade.grade_one(workspace, submission.student, submission.lesson, course_files)
+                outcome = grade.grade_one(workspace, submission.student, submission.lesson)
                 result.outcomes.append(outcome)
                 if not outcome.graded:
                     console.print(f"[red]✗ {outcome.student}[/red] ({outcome.lesson}): {outcome.message}")

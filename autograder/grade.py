@@ -14,6 +14,7 @@ from nbgrader.api import Gradebook, MissingEntry
 
 from autograder import suspicious
 from autograder.course import NOTEBOOKS, nbgrader_api
+from autograder.guard import guarded
 from autograder.preprocessors import KERNEL_DIED, KERNEL_DIED_NAME, RESTORED_CELL
 from autograder.sandbox import MEMORY_LIMIT
 
@@ -122,16 +123,16 @@ def cancel_automatic_scores(workspace, student, lesson_id):
         gradebook.db.commit()
 
 
-def grade_one(workspace, student, lesson_id, course_files):
+def grade_one(workspace, student, lesson_id):
     """Autograde one submission and write its feedback; never raises.
 
-    ``course_files`` (a :class:`~autograder.guard.CourseFiles`) undoes any change the
-    submission made to the course's own files.
+    Any change the submission makes to the course's own files is undone (see :mod:`autograder.guard`).
     """
     api = nbgrader_api(workspace)
     try:
-        result = api.autograde(lesson_id, student, force=True, create=True)
-        touched = course_files.restore()
+        with guarded() as course_files:
+            result = api.autograde(lesson_id, student, force=True, create=True)
+            touched = course_files.restore()
         if not result["success"]:
             failure = _failure(result, workspace, f"{student}_{lesson_id}")
             return Outcome(student, lesson_id, False, f"nbgrader no pudo calificarla; {failure}")

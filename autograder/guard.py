@@ -1,13 +1,19 @@
 """Keep the course's own files safe from the code being graded.
 
 Student code runs with the grader's permissions, so it could rewrite the check
-helpers or the lessons for the students graded after it. The files are kept in
-memory and put back after every submission; whoever changed them is reported.
+helpers or the lessons for the students graded after it. While a submission runs,
+the files are kept in memory and put back afterwards; whoever changed them is
+reported. A lock makes concurrent gradings take turns, so that a change is always
+blamed on the submission that made it.
 """
+
+import fcntl
+from contextlib import contextmanager
 
 from autograder.course import NOTEBOOKS, PACKAGE_DIR, ROOT, SOLUTIONS
 
 GUARDED = (PACKAGE_DIR, SOLUTIONS, NOTEBOOKS)
+LOCK = ROOT / ".calificando.lock"
 
 
 def _files():
@@ -35,3 +41,18 @@ class CourseFiles:
             path.unlink()
             touched.append(path)
         return sorted(str(path.relative_to(ROOT)) for path in touched)
+
+
+@contextmanager
+def exclusive():
+    """Hold the course's lock: other gradings and regenerations wait."""
+    with open(LOCK, "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
+
+
+@contextmanager
+def guarded():
+    """Run student code with the course files snapshotted, holding the course's lock."""
+    with exclusive():
+        yield CourseFiles()
