@@ -70,7 +70,7 @@ def test_a_later_batch_keeps_earlier_grades_and_a_broken_resubmission_replaces_o
     result = batch.run(again, graded.workspace)
     table = result.tables[lesson.id].set_index("alumno")
     assert {"ana", "beto", "carla"} <= set(table.index), "students of earlier batches stay in the CSV"
-    assert table.loc["ana", "puntos_automaticos"] == table.loc["ana", "maximo_automatico"]
+    assert table.loc["ana", "puntos_automaticos"] == table.loc["ana", "maximo_automatico"], table.loc["ana"].to_dict()
     assert table.loc["carla", "total"] == 0 and "JSON está dañado" in table.loc["carla", "estado"]
     with Gradebook(f"sqlite:///{graded.workspace / 'gradebook.db'}") as gradebook:
         students = {s.student.id for s in gradebook.assignment_submissions(lesson.id)}
