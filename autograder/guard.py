@@ -13,13 +13,15 @@ from contextlib import contextmanager
 from autograder.course import NOTEBOOKS, PACKAGE_DIR, ROOT, SOLUTIONS
 
 GUARDED = (PACKAGE_DIR, SOLUTIONS, NOTEBOOKS)
+# Python's bytecode and JupyterLab's checkpoints are written by the tools themselves.
+UNGUARDED = {"__pycache__", ".ipynb_checkpoints"}
 LOCK = ROOT / ".calificando.lock"
 
 
 def _files():
     for folder in GUARDED:
         for path in folder.rglob("*"):
-            if path.is_file() and "__pycache__" not in path.parts:
+            if path.is_file() and not UNGUARDED & set(path.parts):
                 yield path
 
 
