@@ -9,7 +9,7 @@ from rich.console import Console
 from rich.progress import Progress
 
 from autograder import grade, report, submissions
-from autograder.course import available_lessons, find_lesson
+from autograder.course import available_lessons, find_lesson, gradebook_url
 
 
 @dataclass
@@ -43,11 +43,12 @@ def run(source, workspace, lesson_id=None, console=None):
 
 
 def _collect(source, workspace, lesson_id, console):
-    lessons = available_lessons() if lesson_id is None else [find_lesson(lesson_id)]
+    available = available_lessons()
+    lessons = available if lesson_id is None else [find_lesson(lesson_id)]
     found = submissions.collect(
         source,
         workspace / "submitted",
-        [lesson.id for lesson in available_lessons()],
+        [lesson.id for lesson in available],
         default_lesson=lesson_id,
         expected_ids={lesson.id: lesson.cell_ids() for lesson in lessons},
     )
@@ -86,7 +87,7 @@ def _run(source, workspace, lesson_id, console):
                     console.print(f"[red]✗ {outcome.student}[/red] ({outcome.lesson}): {outcome.message}")
                 progress.advance(task)
         result.seconds = time.perf_counter() - started
-    db_url = f"sqlite:///{workspace / 'gradebook.db'}"
     for lesson in sorted({s.lesson for s in found if s.lesson}):
-        result.tables[lesson] = report.write_reports(db_url, lesson, result.statuses(lesson), workspace / "informes")
+        statuses = result.statuses(lesson)
+        result.tables[lesson] = report.write_reports(gradebook_url(workspace), lesson, statuses, workspace / "informes")
     return result

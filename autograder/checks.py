@@ -21,8 +21,12 @@ _autograd_grad = torch.autograd.grad
 _detach = torch.Tensor.detach
 _to = torch.Tensor.to
 _float64 = torch.float64
+_INTEGER_DTYPES = (torch.int8, torch.int16, torch.int32, torch.int64, torch.uint8)
 # System randomness: a student's random.seed() cannot make the hidden inputs predictable.
 _rng = random.SystemRandom()
+
+# Start of the message of a tampering failure (the grader recognises it in the outputs).
+TAMPERED = "tu código reemplazó funciones de PyTorch"
 
 RTOL = 1e-6
 ATOL = 1e-8
@@ -49,14 +53,18 @@ def fail(message, hint=None):
     raise CheckFailure(message)
 
 
+def _mismatch(name, expected, came, hint):
+    """Fail saying what was expected and what came (worded to fit any ``name``, «el» or «la»)."""
+    fail(f"{name} no coincide con lo esperado: se esperaba {expected}, pero llegó {came}.", hint)
+
+
 def ensure_untampered():
     """Fail if the student's code replaced any torch function."""
     names = tampered_names()
     if names:
         shown = ", ".join(names[:5])
         fail(
-            f"tu código reemplazó funciones de PyTorch ({shown}); "
-            "las comprobaciones no pueden confiar en un torch modificado.",
+            f"{TAMPERED} ({shown}); las comprobaciones no pueden confiar en un torch modificado.",
             "quita esas asignaciones, reinicia el kernel y vuelve a ejecutar el cuaderno.",
         )
 
@@ -85,9 +93,13 @@ def check_tensor(value, expected, *, name="el resultado", rtol=RTOL, atol=ATOL, 
     _compare(value, expected, name, rtol, atol, hint)
 
 
-def _compare(value, expected, name, rtol, atol, hint):
+def _require_tensor(value, name, hint):
     if not is_tensor(value):
         fail(f"{name} debía ser un torch.Tensor, pero llegó {describe(value)}.", hint)
+
+
+def _compare(value, expected, name, rtol, atol, hint):
+    _require_tensor(value, name, hint)
     if not is_tensor(expected):
         expected = torch.as_tensor(expected, dtype=_float64)
     if tuple(value.shape) != tuple(expected.shape):
@@ -96,12 +108,9 @@ def _compare(value, expected, name, rtol, atol, hint):
             hint,
         )
     if value.is_complex() or not (value.is_floating_point() or value.dtype in _INTEGER_DTYPES):
-        fail(f"{name} debía ser numérico real, pero tiene dtype {value.dtype}.", hint)
+        fail(f"{name} debía tener valores reales, pero tiene dtype {value.dtype}.", hint)
     if not _allclose(_as_float64(value), _as_float64(expected), rtol=rtol, atol=atol):
-        fail(f"{name} no es correcto: se esperaba {describe(expected)}, pero llegó {describe(value)}.", hint)
-
-
-_INTEGER_DTYPES = (torch.int8, torch.int16, torch.int32, torch.int64, torch.uint8)
+        _mismatch(name, describe(expected), describe(value), hint)
 
 
 def check_number(value, expected, *, name="el resultado", rtol=RTOL, atol=ATOL, hint=None):
@@ -112,7 +121,7 @@ def check_number(value, expected, *, name="el resultado", rtol=RTOL, atol=ATOL, 
     if type(value) not in (int, float) or isinstance(value, bool):
         fail(f"{name} debía ser un número, pero llegó {describe(value)}.", hint)
     if not math.isclose(float(value), float(expected), rel_tol=rtol, abs_tol=atol):
-        fail(f"{name} no es correcto: se esperaba {expected!r}, pero llegó {value!r}.", hint)
+        _mismatch(name, repr(expected), repr(value), hint)
 
 
 def _identical(value, expected):
@@ -130,7 +139,7 @@ def check_equal(value, expected, *, name="el resultado", hint=None):
     """Check exact equality for plain values (bool, str, int, tuple, list, dict, None)."""
     ensure_untampered()
     if not _identical(value, expected):
-        fail(f"{name} no es correcto: se esperaba {expected!r}, pero llegó {describe(value)}.", hint)
+        _mismatch(name, repr(expected), describe(value), hint)
 
 
 _MISSING = object()
@@ -153,8 +162,7 @@ def check_properties(
     ``"MulBackward0"``. Properties left as ``None`` are not checked.
     """
     ensure_untampered()
-    if not is_tensor(tensor):
-        fail(f"{name} debía ser un torch.Tensor, pero llegó {describe(tensor)}.", hint)
+    _require_tensor(tensor, name, hint)
     if shape is not None and tuple(tensor.shape) != tuple(shape):
         fail(f"{name} debía tener forma {tuple(shape)}, pero tiene forma {tuple(tensor.shape)}.", hint)
     if dtype is not None and tensor.dtype != dtype:
@@ -211,18 +219,27 @@ def _call(student_fn, inputs, where, hint):
     try:
         return student_fn(*inputs)
     except (Exception, SystemExit) as error:  # anything but the grader's own KeyboardInterrupt (timeouts)
-        fail(f"tu función lanzó {type(error).__name__}: {error} (con {where}).", hint)
+        message = f"tu función lanzó {type(error).__name__}: {error} (con {where})."
+    # Raised outside the except block, so the failure does not keep the student's frames alive.
+    fail(message, hint)
 
 
 def _default_names(count):
     return ["x"] if count == 1 else [f"x{i}" for i in range(count)]
 
 
-def _trials(shapes, inputs, trials, low, high, seed):
+def _cases(student_fn, shapes, inputs, names, trials, low, high, seed, hint):
+    """Check the student's function is callable; return its name, the input tuples and their names."""
+    ensure_untampered()
+    fn_name = getattr(student_fn, "__name__", "tu función")
+    if not callable(student_fn):
+        fail(f"{fn_name} debía ser una función, pero llegó {describe(student_fn)}.", hint)
     if inputs is not None:
-        return [tuple(_as_float64(torch.as_tensor(x)) for x in case) for case in inputs]
-    rng = _rng if seed is None else random.Random(seed)
-    return [random_inputs(shapes, low=low, high=high, seed=rng.randrange(2**31)) for _ in range(trials)]
+        cases = [tuple(_as_float64(torch.as_tensor(x)) for x in case) for case in inputs]
+    else:
+        rng = _rng if seed is None else random.Random(seed)
+        cases = [random_inputs(shapes, low=low, high=high, seed=rng.randrange(2**31)) for _ in range(trials)]
+    return fn_name, cases, names or _default_names(len(cases[0]))
 
 
 def check_function(
@@ -248,12 +265,7 @@ def check_function(
     stay in the graph, and its vector-Jacobian product with a random vector must
     match the reference's, input by input.
     """
-    ensure_untampered()
-    fn_name = getattr(student_fn, "__name__", "tu función")
-    if not callable(student_fn):
-        fail(f"{fn_name} debía ser una función, pero llegó {describe(student_fn)}.", hint)
-    cases = _trials(shapes, inputs, trials, low, high, seed)
-    names = names or _default_names(len(cases[0]))
+    fn_name, cases, names = _cases(student_fn, shapes, inputs, names, trials, low, high, seed, hint)
     for case in cases:
         where = _format_inputs(case, names)
         leaves = tuple(x.clone().requires_grad_(check_grad) for x in case)
@@ -278,6 +290,12 @@ def check_function(
     ensure_untampered()
 
 
+_GRADIENT_METHODS = {
+    "autograd": (reference_gradients, RTOL, ATOL),
+    "diferencias_finitas": (finite_differences, FD_RTOL, FD_ATOL),
+}
+
+
 def check_gradient_function(
     student_fn,
     reference_fn,
@@ -299,21 +317,14 @@ def check_gradient_function(
     formula in float64 (``method="autograd"``) or with central finite
     differences (``method="diferencias_finitas"``).
     """
-    ensure_untampered()
-    fn_name = getattr(student_fn, "__name__", "tu función")
-    if not callable(student_fn):
-        fail(f"{fn_name} debía ser una función, pero llegó {describe(student_fn)}.", hint)
-    cases = _trials(shapes, inputs, trials, low, high, seed)
-    names = names or _default_names(len(cases[0]))
+    if method not in _GRADIENT_METHODS:
+        raise ValueError(f"method debe ser uno de {sorted(_GRADIENT_METHODS)}, no {method!r}")
+    reference, rtol, atol = _GRADIENT_METHODS[method]
+    fn_name, cases, names = _cases(student_fn, shapes, inputs, names, trials, low, high, seed, hint)
     for case in cases:
         where = _format_inputs(case, names)
         came = _call(student_fn, tuple(x.clone() for x in case), where, hint)
-        if method == "autograd":
-            expected = reference_gradients(reference_fn, *case)
-            rtol, atol = RTOL, ATOL
-        else:
-            expected = finite_differences(reference_fn, *case)
-            rtol, atol = FD_RTOL, FD_ATOL
+        expected = reference(reference_fn, *case)
         if len(case) == 1:
             came = (came,)
         elif type(came) not in (tuple, list) or len(came) != len(case):

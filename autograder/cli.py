@@ -10,6 +10,7 @@ from rich.table import Table
 
 from autograder import batch, release
 from autograder.course import NOTEBOOKS, ROOT, find_lesson
+from autograder.demo import build_demo
 
 console = Console()
 
@@ -31,21 +32,23 @@ ARGPARSE_ERRORS = {
 }
 
 
+class SpanishFormatter(argparse.HelpFormatter):
+    """Help text that starts with «uso:»."""
+
+    def add_usage(self, usage, actions, groups, prefix=None):
+        super().add_usage(usage, actions, groups, prefix="uso: " if prefix is None else prefix)
+
+
 class SpanishParser(argparse.ArgumentParser):
     """argparse with its fixed English words in Spanish."""
 
     def __init__(self, *args, **kwargs):
         kwargs.setdefault("add_help", False)
+        kwargs.setdefault("formatter_class", SpanishFormatter)
         super().__init__(*args, **kwargs)
         self._positionals.title = "argumentos"
         self._optionals.title = "opciones"
         self.add_argument("-h", "--help", action="help", help="muestra esta ayuda y termina")
-
-    def format_usage(self):
-        return super().format_usage().replace("usage:", "uso:")
-
-    def format_help(self):
-        return super().format_help().replace("usage:", "uso:")
 
     def error(self, message):
         for english, spanish in ARGPARSE_ERRORS.items():
@@ -91,8 +94,6 @@ def cmd_calificar(args):
 
 
 def cmd_demo(args):
-    from autograder.demo import build_demo
-
     lessons = [find_lesson(lesson_id) for lesson_id in args.lecciones] or None
     folder = Path(args.directorio) / "entregas_demo"
     build_demo(folder, lessons)

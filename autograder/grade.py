@@ -13,13 +13,13 @@ import nbformat
 from nbgrader.api import Gradebook, MissingEntry
 
 from autograder import suspicious
-from autograder.course import NOTEBOOKS, nbgrader_api
+from autograder.checks import TAMPERED
+from autograder.course import find_lesson, gradebook_url, nbgrader_api, workspace_notebook
 from autograder.guard import guarded
-from autograder.preprocessors import KERNEL_DIED, KERNEL_DIED_NAME, RESTORED_CELL
+from autograder.preprocessors import KERNEL_DIED, KERNEL_DIED_NAME, RESTORED_MARK
 from autograder.sandbox import MEMORY_LIMIT
 
 FEEDBACK_LABELS = {
-    "(Score: ": "(Puntuación: ",
     "Score: ": "Puntuación: ",
     ">Test cell<": ">Celda de pruebas<",
     ">Coding free-response<": ">Respuesta de código<",
@@ -69,7 +69,7 @@ def execution_notes(notebook_path):
     notebook = nbformat.read(notebook_path, as_version=4)
     notes = []
     for number, cell in enumerate(notebook.cells, start=1):
-        if RESTORED_CELL.split("{")[0] in cell.source.split("\n", 1)[0]:
+        if RESTORED_MARK in cell.source.split("\n", 1)[0]:
             notes.append(f"se restauró la celda de pruebas {cell.metadata.nbgrader.grade_id}, que faltaba")
         for output in cell.get("outputs", []):
             if output.output_type != "error":
@@ -80,7 +80,7 @@ def execution_notes(notebook_path):
                 notes.append(f"la celda {number} superó el tiempo límite (¿un bucle infinito?)")
             elif output.ename == "MemoryError" or "can't allocate memory" in output.evalue:
                 notes.append(f"la celda {number} se quedó sin memoria (límite de {MEMORY_LIMIT // 1024**3} GiB)")
-            elif output.ename == "CheckFailure" and "reemplazó funciones de PyTorch" in output.evalue:
+            elif output.ename == "CheckFailure" and output.evalue.startswith(TAMPERED):
                 notes.append("su código reemplaza funciones de torch; las comprobaciones no lo aceptan")
     return list(dict.fromkeys(notes))
 
@@ -102,20 +102,16 @@ def forget(workspace, student, lesson_id):
     for step in ("submitted", "autograded", "feedback"):
         shutil.rmtree(workspace / step / student / lesson_id, ignore_errors=True)
     if (workspace / "gradebook.db").exists():
-        with Gradebook(_db_url(workspace)) as gradebook:
+        with Gradebook(gradebook_url(workspace)) as gradebook:
             try:
                 gradebook.remove_submission(lesson_id, student)
             except MissingEntry:
                 pass
 
 
-def _db_url(workspace):
-    return f"sqlite:///{Path(workspace) / 'gradebook.db'}"
-
-
 def cancel_automatic_scores(workspace, student, lesson_id):
     """Set every autograded score of one submission to zero (manual grades are kept)."""
-    with Gradebook(_db_url(workspace)) as gradebook:
+    with Gradebook(gradebook_url(workspace)) as gradebook:
         notebook = gradebook.find_submission_notebook(lesson_id, lesson_id, student)
         for grade in notebook.grades:
             if grade.auto_score is not None:
@@ -137,8 +133,8 @@ def grade_one(workspace, student, lesson_id):
             failure = _failure(result, workspace, f"{student}_{lesson_id}")
             return Outcome(student, lesson_id, False, f"nbgrader no pudo calificarla; {failure}")
         notes = []
-        submitted = Path(workspace) / "submitted" / student / lesson_id / f"{lesson_id}.ipynb"
-        reasons = suspicious.findings(submitted, NOTEBOOKS / lesson_id / f"{lesson_id}.ipynb")
+        submitted = workspace_notebook(workspace, "submitted", student, lesson_id)
+        reasons = suspicious.findings(submitted, find_lesson(lesson_id).released)
         if touched:
             reasons.append(f"modificó archivos del curso ({', '.join(touched)}), que se restauraron")
         if reasons:
@@ -148,9 +144,8 @@ def grade_one(workspace, student, lesson_id):
         if not result["success"]:
             failure = _failure(result, workspace, f"{student}_{lesson_id}")
             return Outcome(student, lesson_id, True, f"calificada, pero sin retroalimentación; {failure}")
-        for html in (Path(workspace) / "feedback" / student / lesson_id).glob("*.html"):
-            translate_feedback(html)
-        graded = Path(workspace) / "autograded" / student / lesson_id / f"{lesson_id}.ipynb"
+        translate_feedback(workspace_notebook(workspace, "feedback", student, lesson_id).with_suffix(".html"))
+        graded = workspace_notebook(workspace, "autograded", student, lesson_id)
         return Outcome(student, lesson_id, True, "; ".join(notes + execution_notes(graded)))
     except Exception as error:  # a grading failure must not stop the batch
         return Outcome(student, lesson_id, False, f"error inesperado al calificar: {error}")

@@ -11,7 +11,8 @@ KERNEL_DIED = (
 )
 KERNEL_DIED_NAME = "KernelMuerto"
 # nbgrader puts this (as a comment) on top of a test cell it restores into a submission.
-RESTORED_CELL = "Esta celda (id: {cell_id}) faltaba en la entrega y se restauró para calificar.\n"
+RESTORED_MARK = "Esta celda (id: "
+RESTORED_CELL = RESTORED_MARK + "{cell_id}) faltaba en la entrega y se restauró para calificar.\n"
 NOT_RUN = "Esta celda no se ejecutó porque el kernel se detuvo en una celda anterior."
 
 

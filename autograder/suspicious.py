@@ -9,6 +9,9 @@ cancelled and the instructor is told why.
 import re
 
 import nbformat
+from nbgrader.utils import is_solution
+
+from autograder.course import is_test_cell
 
 PATTERNS = {
     r"\bget_ipython\b|\b_ih\b|\b_oh\b": "usa get_ipython() o el historial de IPython",
@@ -24,12 +27,9 @@ def _student_code(submitted, released):
     """Code cells the student wrote or changed (answer cells and any cell not in the release)."""
     original = {cell.source for cell in released.cells if cell.cell_type == "code"}
     for cell in submitted.cells:
-        if cell.cell_type != "code":
-            continue
-        meta = cell.metadata.get("nbgrader", {})
-        if meta.get("grade") and not meta.get("solution"):
+        if cell.cell_type != "code" or is_test_cell(cell):
             continue  # test cells are restored from the gradebook anyway
-        if meta.get("solution") or cell.source not in original:
+        if is_solution(cell) or cell.source not in original:
             yield cell.source
 
 

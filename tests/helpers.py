@@ -1,10 +1,14 @@
 """Helpers shared by the tests."""
 
+import re
+
 import nbformat
 
 from autograder.course import available_lessons
 
 LESSONS = available_lessons()
+HIDDEN = re.compile(r"### BEGIN HIDDEN TESTS\n(.*?)### END HIDDEN TESTS", re.S)
+SOLUTION = re.compile(r"### BEGIN SOLUTION\n(.*?)### END SOLUTION", re.S)
 
 
 def nbgrader_meta(cell):

@@ -136,7 +136,7 @@ def test_check_tensor_compares_shape_and_values():
     checks.check_tensor(torch.tensor([1.0, 2.0], dtype=torch.float32), torch.tensor([1.0, 2.0]))
     with pytest.raises(CheckFailure, match="forma"):
         checks.check_tensor(torch.tensor([1.0, 2.0]), torch.tensor([[1.0, 2.0]]))
-    with pytest.raises(CheckFailure, match="no es correcto"):
+    with pytest.raises(CheckFailure, match="no coincide con lo esperado"):
         checks.check_tensor(torch.tensor([1.0, 2.5]), torch.tensor([1.0, 2.0]))
 
 
@@ -178,7 +178,7 @@ def test_failures_are_one_spanish_line_with_a_hint():
     with pytest.raises(CheckFailure) as caught:
         checks.check_number(1.0, 2.0, name="la derivada", hint="revisa la regla de la cadena")
     message = str(caught.value)
-    assert message.startswith("la derivada no es correcto: se esperaba 2.0, pero llegó 1.0.")
+    assert message.startswith("la derivada no coincide con lo esperado: se esperaba 2.0, pero llegó 1.0.")
     assert message.endswith("Pista: revisa la regla de la cadena")
     rendered = caught.value._render_traceback_()
     assert len(rendered) == 1 and "✗" in rendered[0] and "Traceback" not in rendered[0]

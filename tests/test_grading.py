@@ -15,7 +15,7 @@ from helpers import (
 from nbclient import NotebookClient
 
 from autograder import batch
-from autograder.course import NOTEBOOKS, ROOT
+from autograder.course import ROOT
 from autograder.demo import SCENARIOS, build_demo
 
 FULL = LESSONS[0]
@@ -23,7 +23,7 @@ FULL = LESSONS[0]
 
 def released_layout(lesson):
     """Test cells and the index (in the released notebook) of each solution code cell."""
-    notebook = read(NOTEBOOKS / lesson.id / lesson.notebook_name)
+    notebook = read(lesson.released)
     tests = autograded_tests(notebook)
     solutions = [notebook.cells.index(cell) for cell in solution_code_cells(notebook)]
     return notebook, tests, solutions

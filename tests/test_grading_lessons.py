@@ -5,13 +5,11 @@ import re
 import shutil
 
 import pytest
-from helpers import LESSONS, autograded_notebook, autograded_tests, nbgrader_meta, points, read, row
+from helpers import HIDDEN, LESSONS, autograded_notebook, autograded_tests, nbgrader_meta, points, read, row
 from nbgrader.api import Gradebook
 
 from autograder import batch
 from autograder.demo import build_demo
-
-HIDDEN = re.compile(r"### BEGIN HIDDEN TESTS\n(.*?)### END HIDDEN TESTS", re.S)
 
 
 @pytest.fixture(scope="module")

@@ -5,19 +5,12 @@ import time
 
 import nbformat
 import pytest
-from helpers import LESSONS, autograded_tests, nbgrader_meta, read, solution_code_cells
+from helpers import HIDDEN, LESSONS, SOLUTION, autograded_tests, nbgrader_meta, read, solution_code_cells
 from nbclient import NotebookClient
 from nbgrader.validator import Validator
 
 from autograder import release
 from autograder.course import NOTEBOOKS, ROOT, nbgrader_config, syllabus
-
-HIDDEN = re.compile(r"### BEGIN HIDDEN TESTS\n(.*?)### END HIDDEN TESTS", re.S)
-SOLUTION = re.compile(r"### BEGIN SOLUTION\n(.*?)### END SOLUTION", re.S)
-
-
-def released(lesson):
-    return NOTEBOOKS / lesson.id / lesson.notebook_name
 
 
 def test_syllabus_ids_follow_the_course_spec():
@@ -62,7 +55,7 @@ def test_solution_passes_nbgrader_validate(lesson):
 
 
 def test_blank_release_fails_every_test(lesson):
-    results = Validator(config=nbgrader_config(), invert=True).validate(str(released(lesson)))
+    results = Validator(config=nbgrader_config(), invert=True).validate(str(lesson.released))
     assert results == {}, f"these tests pass on a blank notebook: {results}"
 
 
@@ -82,7 +75,7 @@ def test_lesson_structure(lesson):
 
 
 def test_release_has_no_solutions_or_hidden_tests(lesson):
-    source, student = read(lesson.source), read(released(lesson))
+    source, student = read(lesson.source), read(lesson.released)
     text = "\n".join(cell.source for cell in student.cells)
     assert "BEGIN SOLUTION" not in text and "BEGIN HIDDEN TESTS" not in text
     secret_lines = set()

@@ -11,19 +11,17 @@ import tomllib
 from pathlib import Path
 
 import nbformat
+from nbgrader.utils import is_solution
 
-from autograder.course import NOTEBOOKS, available_lessons
+from autograder.course import available_lessons, is_test_cell
 
 HARDCODED = Path(__file__).resolve().parent / "valores_fijos"
 MARKERS = ("### BEGIN SOLUTION", "### END SOLUTION")
 
 
-def _meta(cell):
-    return cell.metadata.get("nbgrader", {})
-
-
-def _solution_cells(notebook, cell_type="code"):
-    return [c for c in notebook.cells if _meta(c).get("solution") and c.cell_type == cell_type]
+def _solution_cells(notebook):
+    """The code cells where the student writes answers."""
+    return [c for c in notebook.cells if is_solution(c) and c.cell_type == "code"]
 
 
 def _function_names(source):
@@ -34,14 +32,16 @@ def answered(lesson):
     """The released notebook with every answer cell filled in from the instructor's solution."""
     source = nbformat.read(lesson.source, as_version=4)
     answers = {
-        _meta(cell)["grade_id"]: "\n".join(line for line in cell.source.splitlines() if line.strip() not in MARKERS)
+        cell.metadata.nbgrader.grade_id: "\n".join(
+            line for line in cell.source.splitlines() if line.strip() not in MARKERS
+        )
         for cell in source.cells
-        if _meta(cell).get("solution")
+        if is_solution(cell)
     }
-    notebook = nbformat.read(NOTEBOOKS / lesson.id / lesson.notebook_name, as_version=4)
+    notebook = blank(lesson)
     for cell in notebook.cells:
-        if _meta(cell).get("solution"):
-            cell.source = answers[_meta(cell)["grade_id"]]
+        if is_solution(cell):
+            cell.source = answers[cell.metadata.nbgrader.grade_id]
     return notebook
 
 
@@ -50,7 +50,7 @@ def hardcoded(lesson):
     values = tomllib.loads((HARDCODED / f"{lesson.id}.toml").read_text(encoding="utf-8"))
     notebook = answered(lesson)
     for cell in _solution_cells(notebook):
-        cell.source = values[_meta(cell)["grade_id"]]
+        cell.source = values[cell.metadata.nbgrader.grade_id]
     return notebook
 
 
@@ -72,11 +72,11 @@ PATCH = "import torch\ntorch.allclose = lambda *args, **kwargs: True\ntorch.iscl
 
 def blank(lesson):
     """The released notebook, untouched."""
-    return nbformat.read(NOTEBOOKS / lesson.id / lesson.notebook_name, as_version=4)
+    return nbformat.read(lesson.released, as_version=4)
 
 
 def _tests(notebook):
-    return [c for c in notebook.cells if _meta(c).get("grade") and not _meta(c).get("solution")]
+    return [c for c in notebook.cells if is_test_cell(c)]
 
 
 def emptied_tests(lesson):
