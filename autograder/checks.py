@@ -12,6 +12,7 @@ import random
 import torch
 
 from autograder.integrity import tampered_names
+from autograder.remote import RemoteError, Timeout, remote_properties
 
 # Captured before any student code runs, so a replaced torch.allclose cannot help.
 _Tensor = torch.Tensor
@@ -145,6 +146,15 @@ def check_equal(value, expected, *, name="el resultado", hint=None):
 _MISSING = object()
 
 
+def tensor_properties(tensor):
+    """``requires_grad``, ``is_leaf`` and the ``grad_fn`` name, as the student's process sees them."""
+    remote = remote_properties(tensor)
+    if remote is not None:
+        return remote
+    grad_fn = None if tensor.grad_fn is None else type(tensor.grad_fn).__name__
+    return {"requires_grad": tensor.requires_grad, "is_leaf": tensor.is_leaf, "grad_fn": grad_fn}
+
+
 def check_properties(
     tensor,
     *,
@@ -167,15 +177,16 @@ def check_properties(
         fail(f"{name} debía tener forma {tuple(shape)}, pero tiene forma {tuple(tensor.shape)}.", hint)
     if dtype is not None and tensor.dtype != dtype:
         fail(f"{name} debía tener dtype {dtype}, pero tiene dtype {tensor.dtype}.", hint)
-    if requires_grad is not None and tensor.requires_grad != requires_grad:
+    props = tensor_properties(tensor)
+    if requires_grad is not None and props["requires_grad"] != requires_grad:
         fail(
-            f"{name} debía tener requires_grad={requires_grad}, pero tiene requires_grad={tensor.requires_grad}.",
+            f"{name} debía tener requires_grad={requires_grad}, pero tiene requires_grad={props['requires_grad']}.",
             hint,
         )
-    if is_leaf is not None and tensor.is_leaf != is_leaf:
-        fail(f"{name} debía tener is_leaf={is_leaf}, pero tiene is_leaf={tensor.is_leaf}.", hint)
+    if is_leaf is not None and props["is_leaf"] != is_leaf:
+        fail(f"{name} debía tener is_leaf={is_leaf}, pero tiene is_leaf={props['is_leaf']}.", hint)
     if grad_fn is not _MISSING:
-        came = None if tensor.grad_fn is None else type(tensor.grad_fn).__name__
+        came = props["grad_fn"]
         if came != grad_fn:
             fail(f"{name} debía tener grad_fn={grad_fn}, pero tiene grad_fn={came}.", hint)
 
@@ -218,8 +229,14 @@ def _format_inputs(inputs, names):
 def _call(student_fn, inputs, where, hint):
     try:
         return student_fn(*inputs)
+    except Timeout as error:
+        message = f"tu función no terminó a tiempo: {error} (con {where})."
     except (Exception, SystemExit) as error:  # anything but the grader's own KeyboardInterrupt (timeouts)
-        message = f"tu función lanzó {type(error).__name__}: {error} (con {where})."
+        kind = error.kind if isinstance(error, RemoteError) else type(error).__name__
+        if kind == "NotImplementedError":
+            message = f"todavía no has escrito tu respuesta (con {where})."
+        else:
+            message = f"tu función lanzó {kind}: {error} (con {where})."
     # Raised outside the except block, so the failure does not keep the student's frames alive.
     fail(message, hint)
 
@@ -275,7 +292,7 @@ def check_function(
         _compare(came, expected, f"{fn_name}({where})", rtol, atol, hint)
         if not check_grad:
             continue
-        if came.grad_fn is None:
+        if tensor_properties(came)["grad_fn"] is None:
             fail(
                 f"el resultado de {fn_name}({where}) no está en el grafo computacional (grad_fn es None).",
                 hint or "no uses .item(), .detach() ni torch.no_grad() dentro de la función.",

@@ -4,6 +4,7 @@ Each submission is graded on its own: whatever one does (crash its kernel, loop,
 break its JSON) is reported for that student and the batch goes on.
 """
 
+import resource
 import shutil
 import tempfile
 from dataclasses import dataclass
@@ -13,11 +14,10 @@ import nbformat
 from nbgrader.api import Gradebook, MissingEntry
 
 from autograder import suspicious
-from autograder.checks import TAMPERED
 from autograder.course import find_lesson, gradebook_url, nbgrader_api, workspace_notebook
-from autograder.guard import guarded
-from autograder.preprocessors import KERNEL_DIED, KERNEL_DIED_NAME, RESTORED_MARK
-from autograder.sandbox import MEMORY_LIMIT
+from autograder.execute import KERNEL_DIED, KERNEL_DIED_NAME, TIMEOUT_NAME
+from autograder.kernel import LIMITS
+from autograder.preprocessors import RESTORED_MARK
 
 FEEDBACK_LABELS = {
     "Score: ": "Puntuación: ",
@@ -76,12 +76,11 @@ def execution_notes(notebook_path):
                 continue
             if output.ename == KERNEL_DIED_NAME and output.evalue == KERNEL_DIED:
                 notes.append(f"el kernel se detuvo en la celda {number}; las siguientes no se ejecutaron")
-            elif output.ename == "CellTimeoutError":
+            elif output.ename == TIMEOUT_NAME or "tiempo límite" in output.evalue:
                 notes.append(f"la celda {number} superó el tiempo límite (¿un bucle infinito?)")
             elif output.ename == "MemoryError" or "can't allocate memory" in output.evalue:
-                notes.append(f"la celda {number} se quedó sin memoria (límite de {MEMORY_LIMIT // 1024**3} GiB)")
-            elif output.ename == "CheckFailure" and output.evalue.startswith(TAMPERED):
-                notes.append("su código reemplaza funciones de torch; las comprobaciones no lo aceptan")
+                memory = LIMITS[resource.RLIMIT_AS] // 1024**3
+                notes.append(f"la celda {number} se quedó sin memoria (límite de {memory} GiB)")
     return list(dict.fromkeys(notes))
 
 
@@ -109,37 +108,19 @@ def forget(workspace, student, lesson_id):
                 pass
 
 
-def cancel_automatic_scores(workspace, student, lesson_id):
-    """Set every autograded score of one submission to zero (manual grades are kept)."""
-    with Gradebook(gradebook_url(workspace)) as gradebook:
-        notebook = gradebook.find_submission_notebook(lesson_id, lesson_id, student)
-        for grade in notebook.grades:
-            if grade.auto_score is not None:
-                grade.auto_score = 0.0
-        gradebook.db.commit()
-
-
 def grade_one(workspace, student, lesson_id):
-    """Autograde one submission and write its feedback; never raises.
-
-    Any change the submission makes to the course's own files is undone (see :mod:`autograder.guard`).
-    """
+    """Autograde one submission in its sealed kernel and write its feedback; never raises."""
     api = nbgrader_api(workspace)
     try:
-        with guarded() as course_files:
-            result = api.autograde(lesson_id, student, force=True, create=True)
-            touched = course_files.restore()
+        result = api.autograde(lesson_id, student, force=True, create=True)
         if not result["success"]:
             failure = _failure(result, workspace, f"{student}_{lesson_id}")
             return Outcome(student, lesson_id, False, f"nbgrader no pudo calificarla; {failure}")
         notes = []
         submitted = workspace_notebook(workspace, "submitted", student, lesson_id)
         reasons = suspicious.findings(submitted, find_lesson(lesson_id).released)
-        if touched:
-            reasons.append(f"modificó archivos del curso ({', '.join(touched)}), que se restauraron")
         if reasons:
-            cancel_automatic_scores(workspace, student, lesson_id)
-            notes.append(f"calificación automática anulada: su código {'; '.join(reasons)}; revísala a mano")
+            notes.append(f"para revisar a mano: su código {'; '.join(reasons)}")
         result = api.generate_feedback(lesson_id, student, force=True)
         if not result["success"]:
             failure = _failure(result, workspace, f"{student}_{lesson_id}")

@@ -14,16 +14,9 @@ c.ClearSolutions.code_stub = {"python": "# TU CÓDIGO AQUÍ\nraise NotImplemente
 c.ClearSolutions.text_stub = "ESCRIBE AQUÍ TU RESPUESTA"
 c.ClearSolutions.enforce_metadata = True
 
+# Student cells run in a sealed kernel (bubblewrap); test cells run in the grader (autograder.verdict).
 # Lesson cells are quick: a cell that runs longer is an infinite loop.
-c.Execute.timeout = 30
-c.Execute.interrupt_on_timeout = True
-# Before any student code: cap the kernel's memory and take the torch integrity snapshot.
-c.Execute.extra_arguments = [
-    "--HistoryManager.hist_file=:memory:",
-    "--IPKernelApp.log_level=ERROR",
-    "--IPKernelApp.exec_lines=['from autograder.sandbox import limit_memory', 'limit_memory()', "
-    "'import autograder.checks']",
-]
+c.SandboxedExecute.timeout = 30
 
 # nbgrader fails a test cell that writes to stderr: warnings (PyTorch's UserWarning...),
 # logging or debugging prints must not cost points, so stderr is dropped before grading.
@@ -35,7 +28,7 @@ c.OverwriteCells.add_missing_cells = True
 c.OverwriteCells.missing_cell_notification = RESTORED_CELL
 
 c.Autograde.autograde_preprocessors = [
-    "autograder.preprocessors.ResilientExecute",
+    "autograder.execute.SandboxedExecute",
     "nbgrader.preprocessors.IgnorePattern",
     "nbconvert.preprocessors.ClearMetadataPreprocessor",
     "nbgrader.preprocessors.LimitOutput",

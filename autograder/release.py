@@ -8,7 +8,6 @@ import nbformat
 from nbformat.v4 import new_markdown_cell, new_notebook
 
 from autograder.course import NOTEBOOKS, PACKAGE_DIR, available_lessons, nbgrader_api, syllabus
-from autograder.guard import exclusive
 
 INDEX_NAME = "indice.ipynb"
 
@@ -48,7 +47,7 @@ def generate(release_dir=NOTEBOOKS, lessons=None):
     release_dir = Path(release_dir)
     lessons = lessons or available_lessons()
     release_dir.mkdir(parents=True, exist_ok=True)
-    with exclusive(), tempfile.TemporaryDirectory(prefix="curso-generar-") as workspace:
+    with tempfile.TemporaryDirectory(prefix="curso-generar-") as workspace:
         for lesson in lessons:
             shutil.rmtree(release_dir / lesson.id, ignore_errors=True)
             generate_lesson(lesson, release_dir, workspace)

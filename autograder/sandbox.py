@@ -1,11 +1,215 @@
-"""Limits for a grading kernel, applied before any student code runs."""
+"""The security boundary: every submission runs sealed inside bubblewrap.
 
-import resource
+A :class:`Sandbox` is one bubblewrap container per grading worker, started once: it sees
+the system read-only (``/usr``, the libraries, Python and the course's virtual
+environment, the ``autograder`` package), and nothing of the course or the grading
+workspace: no ``solutions/``, no gradebook, no submissions, feedback or reports. It has no
+network, its own PID namespace, an empty ``/tmp`` and no capabilities, and it runs as an
+unprivileged user. Inside, :mod:`autograder.kernel` imports torch and the rest once and
+forks one :class:`SealedKernel` per submission, which enters namespaces of its own (so
+two submissions never share a file, a process or a socket) and is killed, with
+everything it started, when its grading ends. See ``kernel.LIMITS`` for its limits.
+"""
 
-MEMORY_LIMIT = 4 * 1024**3
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from autograder.course import PACKAGE_DIR
+from autograder.remote import Channel, Peer, PeerGone, ProtocolError, Timeout
+
+START_TIMEOUT = 120
+# Read-only system paths the kernel needs: programs, libraries, fonts, time zones, user names.
+SYSTEM_PATHS = [
+    "/usr",
+    "/bin",
+    "/sbin",
+    "/lib",
+    "/lib64",
+    "/etc/alternatives",
+    "/etc/fonts",
+    "/etc/ld.so.cache",
+    "/etc/ld.so.conf",
+    "/etc/ld.so.conf.d",
+    "/etc/localtime",
+    "/etc/passwd",
+    "/etc/group",
+    "/etc/nsswitch.conf",
+]
 
 
-def limit_memory(limit=MEMORY_LIMIT):
-    """Cap the kernel's address space: a runaway allocation then fails in its own cell
-    (``RuntimeError``/``MemoryError``) instead of exhausting the grading machine."""
-    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+class SandboxUnavailable(RuntimeError):
+    """The sandbox cannot be set up on this machine (message in Spanish)."""
+
+
+class KernelDied(RuntimeError):
+    """The submission's kernel ended (crash, ``os._exit``, killed after a time limit)."""
+
+
+def _python_paths():
+    """The interpreter, its standard library and the virtual environment (with ``autograder``)."""
+    paths = {Path(sys.base_prefix).resolve(), Path(sys.prefix).resolve(), Path(sys.executable).resolve().parent}
+    return sorted(paths) + [PACKAGE_DIR]
+
+
+def bwrap_command(uid):
+    """The bubblewrap command line that starts a worker's zygote."""
+    bwrap = shutil.which("bwrap")
+    if bwrap is None:
+        raise SandboxUnavailable(
+            "no se encontró bubblewrap (bwrap), que aísla el código de cada entrega. Instálalo con "
+            "«sudo apt-get install bubblewrap» (o «make instalar»). Para calificar sin aislamiento, bajo tu "
+            "responsabilidad, usa --sin-aislamiento."
+        )
+    command = [bwrap, "--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try"]
+    command += ["--die-with-parent", "--new-session", "--cap-drop", "ALL", "--cap-add", "CAP_SETUID"]
+    command += ["--cap-add", "CAP_SETGID", "--clearenv", "--setenv", "PATH", "/usr/local/bin:/usr/bin:/bin"]
+    command += ["--setenv", "LANG", "C.UTF-8", "--setenv", "MPLBACKEND", "agg", "--setenv", "HOME", "/tmp"]
+    command += ["--setenv", "PYTHONDONTWRITEBYTECODE", "1", "--setenv", "OMP_NUM_THREADS", "1"]
+    command += ["--setenv", "MPLCONFIGDIR", "/tmp/.matplotlib", "--dev", "/dev", "--proc", "/proc"]
+    command += ["--perms", "1777", "--tmpfs", "/tmp", "--chdir", "/tmp"]
+    made = set()
+    for path in [Path(p) for p in SYSTEM_PATHS if os.path.lexists(p)] + _python_paths():
+        for parent in reversed(path.parents):
+            if str(parent) != "/" and parent not in made and not any(p in made for p in [path]):
+                command += ["--perms", "0755", "--dir", str(parent)]
+                made.add(parent)
+        command += ["--ro-bind", str(path), str(path)]
+        made.add(path)
+    return command + ["--", sys.executable, "-m", "autograder.kernel"]
+
+
+class _GraderPeer(Peer):
+    """The grader's side: it serves only calls to its own functions and gradients of its own tensors."""
+
+    def __init__(self, kernel, channel):
+        super().__init__(channel, {"call", "vjp"})
+        self.kernel = kernel
+
+    def request(self, message, timeout=None):
+        if self.kernel.dead:
+            raise KernelDied("el kernel se detuvo")
+        if timeout is None and self.kernel.deadline is not None:
+            timeout = max(0.1, min(self.kernel.call_limit, self.kernel.deadline - time.monotonic()))
+        try:
+            return super().request(message, timeout)
+        except Timeout:
+            self.kernel.interrupt(timeout)
+        except PeerGone:
+            self.kernel.dead = True
+            raise KernelDied("el kernel se detuvo") from None
+
+
+class SealedKernel:
+    """One submission's kernel: run its cells, call its functions; dead once closed."""
+
+    def __init__(self, sandbox):
+        self.sandbox = sandbox
+        self.peer = _GraderPeer(self, Channel(sandbox.replies_r, sandbox.requests_w, watch_fd=sandbox.status_r))
+        self.dead = False
+        self.deadline, self.call_limit = None, None  # set while a test cell runs
+
+    def run(self, code, timeout):
+        """Run a cell and return its outputs (plain dicts); raises Timeout or KernelDied."""
+        outputs = self.peer.request({"op": "run", "code": code}, timeout).get("outputs")
+        if type(outputs) is not list:
+            raise ProtocolError("salida de celda mal descrita")
+        return outputs
+
+    def interrupt(self, timeout):
+        """A cell or call ran past its limit: interrupt it; if it does not stop, kill the kernel."""
+        self.sandbox.control(b"i")
+        try:
+            self.peer.channel.receive(5)  # the interrupted request's reply
+        except ProtocolError:
+            self.kill()
+            raise KernelDied(f"superó el tiempo límite de {timeout:g} s y no se pudo interrumpir") from None
+        raise Timeout(f"superó el tiempo límite de {timeout:g} s (¿un bucle infinito?)")
+
+    def kill(self):
+        if not self.dead:
+            self.dead = True
+            self.sandbox.control(b"k")
+
+    def close(self):
+        self.kill()
+        self.sandbox.wait_ready()
+
+
+class Sandbox:
+    """A worker's bubblewrap container, with torch already imported, that forks sealed kernels."""
+
+    def __init__(self, worker=0, sealed=True):
+        uid = 61000 + (os.getpid() * 8 + worker) % 30000
+        self.requests_r, self.requests_w = os.pipe()
+        self.replies_r, self.replies_w = os.pipe()
+        self.control_r, self.control_w = os.pipe()
+        self.status_r, self.status_w = os.pipe()
+        inner = [self.requests_r, self.replies_w, self.control_r, self.status_w]
+        if sealed:
+            command = bwrap_command(uid) + [",".join(map(str, inner)), str(uid)]
+        else:
+            command = [sys.executable, "-m", "autograder.kernel", ",".join(map(str, inner)), "-"]
+        self.process = subprocess.Popen(
+            command, pass_fds=inner, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+        )
+        for fd in inner:
+            os.close(fd)
+        self.status = Channel(self.status_r, self.control_w)
+        self._ended = False
+        try:
+            self._expect("ready", START_TIMEOUT)
+        except (Timeout, ProtocolError):
+            self.process.kill()
+            detail = self.process.stderr.read().decode(errors="replace").strip()[-800:]
+            raise SandboxUnavailable(
+                "no se pudo crear el entorno aislado (bubblewrap) para ejecutar las entregas"
+                + (f": {detail}" if detail else ".")
+                + " Comprueba que bubblewrap está instalado y que el sistema permite espacios de nombres de usuario; "
+                "para calificar sin aislamiento, bajo tu responsabilidad, usa --sin-aislamiento."
+            ) from None
+
+    def _expect(self, event, timeout):
+        while True:
+            message = self.status.receive(timeout)
+            if message.get("event") == "exit":
+                self._ended = True
+            if message.get("event") == event:
+                return message
+
+    def control(self, byte):
+        os.write(self.control_w, byte)
+
+    def new_kernel(self):
+        """Fork a sealed kernel for one submission."""
+        self._ended = False
+        self.control(b"f")
+        self._expect("started", START_TIMEOUT)
+        self.peer_channel_reset()
+        return SealedKernel(self)
+
+    def peer_channel_reset(self):
+        """Forget bytes a dead kernel left half-written in the replies pipe."""
+        os.set_blocking(self.replies_r, False)
+        try:
+            while os.read(self.replies_r, 65536):
+                pass
+        except BlockingIOError:
+            pass
+        finally:
+            os.set_blocking(self.replies_r, True)
+
+    def wait_ready(self):
+        """After a kernel was killed: wait until the zygote can fork the next one."""
+        if not self._ended:
+            self._expect("exit", START_TIMEOUT)
+        self._expect("ready", START_TIMEOUT)
+
+    def close(self):
+        for fd in (self.requests_w, self.replies_r, self.control_w, self.status_r):
+            os.close(fd)
+        self.process.kill()
+        self.process.wait()

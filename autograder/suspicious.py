@@ -1,9 +1,8 @@
-"""Spot student code that reaches into the machinery that grades it.
+"""Flag, for a human to look at, student code that reaches for the grading machinery.
 
-Tests run in the student's own kernel, so code that rewrites IPython's input, the
-check helpers, the call stack or the random generators could make any test pass.
-Such code has no place in these exercises: the submission's automatic score is
-cancelled and the instructor is told why.
+This is not a defence: verdicts are made outside the student's process (see
+:mod:`autograder.verdict`), so such code cannot raise a score. A list of words only tells
+the instructor which submissions deserve a second look.
 """
 
 import re

@@ -1,0 +1,107 @@
+"""nbgrader's execution step, done in a sealed kernel with the verdicts outside it.
+
+:class:`SandboxedExecute` takes the place of nbgrader's ``Execute`` preprocessor: the
+student's cells run in a :class:`~autograder.sandbox.SealedKernel`, the test cells run
+in the grader (:mod:`autograder.verdict`), and the outputs land in the notebook for
+nbgrader to score, save and turn into feedback as usual. A cell that runs too long is
+interrupted; a kernel that dies keeps the points of the tests before it.
+"""
+
+import atexit
+
+from nbformat.v4 import new_output
+from nbgrader.preprocessors import NbGraderPreprocessor
+from traitlets import Bool, Integer
+
+from autograder.course import is_test_cell
+from autograder.remote import ProtocolError, Timeout
+from autograder.sandbox import KernelDied, Sandbox
+from autograder.verdict import run_test_cell
+
+KERNEL_DIED = (
+    "El kernel se detuvo al ejecutar esta celda (¿os._exit, un fallo de memoria o un bucle que "
+    "agotó la RAM?). Las celdas siguientes no se ejecutaron."
+)
+KERNEL_DIED_NAME = "KernelMuerto"
+TIMEOUT_NAME = "TiempoAgotado"
+NOT_RUN = "Esta celda no se ejecutó porque el kernel se detuvo en una celda anterior."
+OUTPUT_TYPES = {"stream", "display_data", "execute_result", "error"}
+
+_sandboxes = {}
+
+
+def sandbox(sealed=True):
+    """This process's sandbox (started on first use, closed at exit)."""
+    if sealed not in _sandboxes:
+        _sandboxes[sealed] = Sandbox(sealed=sealed)
+        atexit.register(_sandboxes[sealed].close)
+    return _sandboxes[sealed]
+
+
+def _text(value, limit=100_000):
+    return value[:limit] if isinstance(value, str) else ""
+
+
+def to_outputs(raw, count):
+    """nbformat outputs from what a kernel sent: only known types and plain text survive."""
+    outputs = []
+    for item in raw if isinstance(raw, list) else []:
+        kind = item.get("output_type") if isinstance(item, dict) else None
+        if kind not in OUTPUT_TYPES:
+            continue
+        if kind == "stream":
+            name = "stderr" if item.get("name") == "stderr" else "stdout"
+            outputs.append(new_output("stream", name=name, text=_text(item.get("text"))))
+        elif kind == "error":
+            lines = item.get("traceback")
+            lines = [_text(line, 10_000) for line in lines[:200]] if isinstance(lines, list) else []
+            ename, evalue = _text(item.get("ename"), 200), _text(item.get("evalue"), 10_000)
+            outputs.append(new_output("error", ename=ename, evalue=evalue, traceback=lines))
+        else:
+            extra = {"execution_count": count} if kind == "execute_result" else {}
+            outputs.append(new_output(kind, data={"text/plain": _text(item.get("text"))}, **extra))
+    return outputs
+
+
+def _error(ename, message):
+    return new_output("error", ename=ename, evalue=message, traceback=[f"{ename}: {message}"])
+
+
+class SandboxedExecute(NbGraderPreprocessor):
+    """Run a submission in a sealed kernel; test cells are judged in the grader."""
+
+    timeout = Integer(30, help="Segundos que puede tardar una celda del estudiante.").tag(config=True)
+    sealed = Bool(True, help="Aislar el código del estudiante con bubblewrap.").tag(config=True)
+
+    def preprocess(self, nb, resources):
+        kernel = sandbox(self.sealed).new_kernel()
+        try:
+            count = 0
+            for cell in nb.cells:
+                if cell.cell_type != "code":
+                    continue
+                count += 1
+                cell.execution_count = count
+                cell.outputs = self._run(cell, kernel, count)
+        finally:
+            kernel.close()
+        return nb, resources
+
+    def _run(self, cell, kernel, count):
+        if kernel.dead:
+            return [_error(KERNEL_DIED_NAME, NOT_RUN)]
+        if is_test_cell(cell):
+            outputs = run_test_cell(cell.source, kernel, cell.metadata.nbgrader.grade_id)
+        else:
+            try:
+                outputs = to_outputs(kernel.run(cell.source, self.timeout), count)
+            except Timeout as error:
+                outputs = [_error(TIMEOUT_NAME, f"la celda {error}")]
+            except ProtocolError as error:
+                kernel.kill()
+                outputs = [_error("ProtocolError", f"el kernel envió una respuesta no válida: {error}")]
+            except KernelDied:
+                outputs = []
+        if kernel.dead:
+            outputs.append(_error(KERNEL_DIED_NAME, KERNEL_DIED))
+        return outputs

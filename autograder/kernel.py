@@ -1,0 +1,203 @@
+"""Inside the sandbox: import everything once, then fork one sealed kernel per submission.
+
+This program is started by :mod:`autograder.sandbox` inside bubblewrap and never sees the
+grading workspace. It does the slow imports (torch, matplotlib, torchviz, IPython) once;
+for each submission it forks a process that enters new user, mount, PID, IPC, network
+and UTS namespaces, gets its own empty ``/tmp``, loses ``/proc``, every capability and
+its resource limits, and only then runs the student's cells. When the grader is done,
+or the kernel dies, everything that process started dies with its PID namespace.
+
+File descriptors (numbers given on the command line): requests from the grader, replies
+to it, control bytes from it (``f`` fork, ``i`` interrupt, ``k`` kill), status messages.
+"""
+
+import ctypes
+import os
+import resource
+import select
+import signal
+import sys
+import tempfile
+
+CLONE_NEWNS, CLONE_NEWUTS, CLONE_NEWIPC = 0x00020000, 0x04000000, 0x08000000
+CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET = 0x10000000, 0x20000000, 0x40000000
+MS_NOSUID, MS_NODEV = 2, 4
+PR_SET_DUMPABLE, PR_CAPBSET_DROP, PR_SET_NO_NEW_PRIVS = 4, 24, 38
+LAST_CAPABILITY = 63
+
+# Limits of one sealed kernel (also listed in the README).
+LIMITS = {
+    resource.RLIMIT_AS: 4 * 1024**3,  # address space
+    resource.RLIMIT_CPU: 300,  # seconds of CPU for the whole submission
+    resource.RLIMIT_NPROC: 256,  # processes and threads
+    resource.RLIMIT_NOFILE: 256,  # open files
+    resource.RLIMIT_FSIZE: 64 * 1024**2,  # largest file it can write
+    resource.RLIMIT_CORE: 0,
+}
+TMP_SIZE = "256m"
+OUTPUT_LIMIT = 1024**2  # characters of output kept per cell
+
+_libc = ctypes.CDLL(None, use_errno=True)
+
+
+def _check(result, what):
+    if result != 0:
+        error = ctypes.get_errno()
+        raise OSError(error, f"{what}: {os.strerror(error)}")
+
+
+def _mount_tmpfs(target, size):
+    _check(_libc.mount(b"none", target.encode(), b"tmpfs", MS_NOSUID | MS_NODEV, f"size={size}".encode()), target)
+
+
+class _CapHeader(ctypes.Structure):
+    _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+
+class _CapData(ctypes.Structure):
+    _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32), ("inheritable", ctypes.c_uint32)]
+
+
+def _drop_capabilities():
+    for capability in range(LAST_CAPABILITY + 1):
+        _libc.prctl(PR_CAPBSET_DROP, capability, 0, 0, 0)
+    header, data = _CapHeader(0x20080522, 0), (_CapData * 2)()
+    _check(_libc.capset(ctypes.byref(header), data), "capset")
+    _check(_libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")
+
+
+def drop_root(uid):
+    """Leave root for an unprivileged user id (bubblewrap started us as root, with only setuid/setgid)."""
+    os.setgroups([])
+    os.setresgid(uid, uid, uid)
+    os.setresuid(uid, uid, uid)
+    _libc.prctl(PR_SET_DUMPABLE, 1, 0, 0, 0)  # so that it may write its own uid_map later
+
+
+def enter_namespaces():
+    """New user, mount, PID, IPC, network and UTS namespaces, mapping only our own ids."""
+    uid, gid = os.getuid(), os.getgid()
+    flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWNET | CLONE_NEWUTS
+    _check(_libc.unshare(flags), "unshare")
+    for name, text in (("setgroups", "deny"), ("uid_map", f"{uid} {uid} 1"), ("gid_map", f"{gid} {gid} 1")):
+        with open(f"/proc/self/{name}", "w") as file:
+            file.write(text)
+
+
+def seal(sealed):
+    """Private ``/tmp`` and ``/dev/shm``, no ``/proc``, limits, no capabilities: then student code may run.
+
+    Unsealed (``--sin-aislamiento``), only the limits and a fresh working folder remain.
+    """
+    if sealed:
+        _mount_tmpfs("/tmp", TMP_SIZE)
+        _mount_tmpfs("/dev/shm", "64m")
+        _mount_tmpfs("/proc", "1m")
+    for limit, value in LIMITS.items():
+        resource.setrlimit(limit, (value, value))
+    if sealed:
+        _drop_capabilities()
+    home = tempfile.mkdtemp(prefix="curso-kernel-")
+    os.chdir(home)
+    os.environ.update(HOME=home, MPLCONFIGDIR=os.path.join(home, ".matplotlib"))
+
+
+def warm_up():
+    """The imports every lesson does, done once before any submission arrives."""
+    import IPython.core.interactiveshell  # noqa: F401
+    import matplotlib
+
+    matplotlib.use("agg")
+    import ipywidgets  # noqa: F401
+    import matplotlib.pyplot
+    import numpy  # noqa: F401
+    import torch
+    import torchviz  # noqa: F401
+
+    import autograder.checks
+    import autograder.plots
+    import autograder.runner  # noqa: F401
+
+    torch.set_num_threads(1)  # one core per worker; the workers use the others
+
+
+def kernel(fds, sealed):
+    """The sealed process: the student's cells and calls, served until the grader kills it."""
+    from autograder.runner import serve
+
+    requests, replies, control, status = fds
+    os.close(control)
+    os.close(status)
+    seal(sealed)
+    serve(requests, replies)
+    os._exit(0)
+
+
+def supervise(fds, sealed):
+    """Between the zygote and one kernel: forward interrupts and kills, report the kernel's end."""
+    from autograder.remote import Channel
+
+    _, _, control, status = fds
+    if sealed:
+        enter_namespaces()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            kernel(fds, sealed)
+        finally:
+            os._exit(70)
+    reports = Channel(control, status)
+    reports.send({"event": "started"})
+    watch = os.pidfd_open(pid)
+    while True:
+        ready = select.select([control, watch], [], [])[0]
+        if watch in ready:
+            _, code = os.waitpid(pid, 0)
+            reports.send({"event": "exit", "code": os.waitstatus_to_exitcode(code)})
+            return
+        byte = os.read(control, 1)
+        if byte in (b"i", b"k") or not byte:
+            os.kill(pid, signal.SIGINT if byte == b"i" else signal.SIGKILL)
+
+
+def _drain(fd):
+    os.set_blocking(fd, False)
+    try:
+        while os.read(fd, 65536):
+            pass
+    except BlockingIOError:
+        pass
+    finally:
+        os.set_blocking(fd, True)
+
+
+def main(argv):
+    fds = [int(fd) for fd in argv[1].split(",")]
+    sealed = argv[2] != "-"
+    if sealed:
+        drop_root(int(argv[2]))
+    warm_up()
+    from autograder.remote import Channel
+
+    requests, _, control, status = fds
+    reports = Channel(control, status)
+    reports.send({"event": "ready"})
+    while True:
+        byte = os.read(control, 1)
+        if not byte:
+            return
+        if byte != b"f":
+            continue  # a late interrupt or kill for a kernel that has already ended
+        pid = os.fork()
+        if pid == 0:
+            try:
+                supervise(fds, sealed)
+            finally:
+                os._exit(0)
+        os.waitpid(pid, 0)
+        _drain(requests)
+        reports.send({"event": "ready"})
+
+
+if __name__ == "__main__":
+    main(sys.argv)

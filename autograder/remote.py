@@ -1,0 +1,566 @@
+"""Plain-data calls between the grader and a sealed kernel, with autograd across the boundary.
+
+Both sides run this module. Messages are length-prefixed JSON: numbers, strings, lists and
+dicts, never pickles, so whatever the student's process sends can only be data. A tensor
+crosses as its values and properties (dtype, shape, ``requires_grad``, ``is_leaf``, the name
+of its ``grad_fn``); a function crosses as a handle that the other side can call back.
+
+Autograd crosses too. A tensor that comes back from a call with a graph becomes, on the
+caller's side, the output of :class:`RemoteFunction`, whose backward asks the other side
+for the vector-Jacobian product. A tensor the grader built with a graph (``a * b + a``) is
+sent as the recipe that built it, recorded by :class:`Recorder`, and rebuilt on the kernel
+side from the same leaves. Leaves keep their identity across calls, and their ``.grad``,
+values and ``requires_grad`` are synchronised after every call.
+"""
+
+import json
+import os
+import select
+import struct
+import time
+
+import torch
+from torch.overrides import TorchFunctionMode
+from torch.utils.weak import WeakIdKeyDictionary
+
+MAX_MESSAGE = 64 * 1024**2
+MAX_ELEMENTS = 2_000_000
+MAX_DEPTH = 20
+_HEADER = struct.Struct(">I")
+
+# On the grader's side: how a tensor the grader built was computed, and what a remote tensor was.
+RECIPES = WeakIdKeyDictionary()
+REMOTE = WeakIdKeyDictionary()
+
+
+class ProtocolError(RuntimeError):
+    """The other side sent something that is not a valid message (or nothing in time)."""
+
+
+class PeerGone(ProtocolError):
+    """The other side closed its end: its process ended."""
+
+
+class Timeout(ProtocolError):
+    """No answer within the time limit."""
+
+
+class RemoteError(Exception):
+    """An exception raised on the other side; ``kind`` is its type name."""
+
+    def __init__(self, kind, message):
+        super().__init__(message)
+        self.kind = kind
+
+
+_ERROR_TYPES = {}
+
+
+def remote_error(kind, message):
+    """A ``RemoteError`` whose class is named like the original exception (``ValueError``...)."""
+    kind = kind if isinstance(kind, str) and kind.isidentifier() and len(kind) < 80 else "Error"
+    if kind not in _ERROR_TYPES:
+        _ERROR_TYPES[kind] = type(kind, (RemoteError,), {})
+    return _ERROR_TYPES[kind](kind, str(message)[:2000])
+
+
+class Unsendable(TypeError):
+    """A value that cannot cross the boundary as plain data."""
+
+
+def remote_properties(tensor):
+    """The other side's view of a tensor that came from it (dict), or ``None`` for a local tensor."""
+    entry = REMOTE.get(tensor)
+    return None if entry is None else entry[1]
+
+
+class Channel:
+    """Framed JSON messages over a pair of file descriptors."""
+
+    def __init__(self, read_fd, write_fd, watch_fd=None):
+        self.read_fd, self.write_fd, self.watch_fd = read_fd, write_fd, watch_fd
+        self._buffer = b""
+
+    def send(self, message):
+        data = json.dumps(message, allow_nan=True, separators=(",", ":")).encode()
+        if len(data) > MAX_MESSAGE:
+            raise Unsendable(f"mensaje demasiado grande ({len(data)} bytes)")
+        view = memoryview(_HEADER.pack(len(data)) + data)
+        while view:
+            written = os.write(self.write_fd, view)
+            view = view[written:]
+
+    def _read(self, count, deadline):
+        fds = [self.read_fd] if self.watch_fd is None else [self.read_fd, self.watch_fd]
+        while len(self._buffer) < count:
+            if deadline is not None or self.watch_fd is not None:
+                left = None if deadline is None else max(0.0, deadline - time.monotonic())
+                ready = select.select(fds, [], [], left)[0]
+                if not ready:
+                    raise Timeout("sin respuesta a tiempo")
+                if self.read_fd not in ready:
+                    raise PeerGone("el otro proceso terminó")
+            chunk = os.read(self.read_fd, max(65536, count - len(self._buffer)))
+            if not chunk:
+                raise PeerGone("el otro extremo se cerró")
+            self._buffer += chunk
+        data, self._buffer = self._buffer[:count], self._buffer[count:]
+        return data
+
+    def receive(self, timeout=None):
+        deadline = None if timeout is None else time.monotonic() + timeout
+        (size,) = _HEADER.unpack(self._read(_HEADER.size, deadline))
+        if size > MAX_MESSAGE:
+            raise ProtocolError(f"mensaje demasiado grande ({size} bytes)")
+        try:
+            message = json.loads(self._read(size, deadline))
+        except ValueError as error:
+            raise ProtocolError(f"mensaje que no es JSON: {error}") from None
+        if not isinstance(message, dict):
+            raise ProtocolError("mensaje que no es un objeto JSON")
+        return message
+
+
+def _op_name(func):
+    """A name the other side can resolve to the same torch operation, or None."""
+    name = getattr(func, "__name__", None)
+    owner = str(getattr(func, "__qualname__", "")).split(".")[0]
+    if name and owner in ("Tensor", "TensorBase") and callable(getattr(torch.Tensor, name, None)):
+        return ["Tensor", name]
+    for space, label in ((torch.Tensor, "Tensor"), (torch, "torch"), (torch.nn.functional, "F")):
+        if name and getattr(space, name, None) is func:
+            return [label, name]
+    return None
+
+
+def _resolve_op(op):
+    spaces = {"Tensor": torch.Tensor, "torch": torch, "F": torch.nn.functional}
+    if not (isinstance(op, list) and len(op) == 2 and op[0] in spaces and isinstance(op[1], str)):
+        raise ProtocolError("operación no válida")
+    func = getattr(spaces[op[0]], op[1], None)
+    if not callable(func):
+        raise ProtocolError(f"operación desconocida: {op[1]}")
+    return func
+
+
+class Recorder(TorchFunctionMode):
+    """Remember how every tensor with a graph was computed, so it can be rebuilt elsewhere."""
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        out = func(*args, **kwargs)
+        if type(out) is torch.Tensor and out.grad_fn is not None and out not in REMOTE:
+            op = _op_name(func)
+            if op is not None:
+                RECIPES[out] = (op, args, kwargs)
+        return out
+
+
+def _flat_values(tensor):
+    values = tensor.detach().reshape(-1)
+    if values.is_complex():
+        return torch.view_as_real(values).reshape(-1).tolist()
+    return values.tolist()
+
+
+def _tensor_from(spec):
+    dtype = getattr(torch, spec.get("dtype", ""), None)
+    shape = spec.get("shape")
+    data = spec.get("data")
+    if not isinstance(dtype, torch.dtype) or not isinstance(shape, list) or not isinstance(data, list):
+        raise ProtocolError("tensor mal descrito")
+    if not all(type(n) is int and 0 <= n for n in shape) or len(shape) > 16:
+        raise ProtocolError("forma de tensor no válida")
+    count = 1
+    for n in shape:
+        count *= n
+    if count > MAX_ELEMENTS:
+        raise ProtocolError("tensor demasiado grande")
+    if spec.get("device") == "meta":
+        return torch.empty(shape, dtype=dtype, device="meta")
+    if not all(type(v) in (int, float, bool) for v in data):
+        raise ProtocolError("valores de tensor no válidos")
+    try:
+        if dtype.is_complex:
+            real = torch.tensor(data, dtype=torch.float64).reshape(*shape, 2)
+            return torch.view_as_complex(real).to(dtype)
+        return torch.tensor(data, dtype=dtype).reshape(shape)
+    except (RuntimeError, TypeError, ValueError, OverflowError) as error:
+        raise ProtocolError(f"tensor no válido: {error}") from None
+
+
+def properties(tensor):
+    """The properties a check may ask about a tensor."""
+    return {
+        "requires_grad": tensor.requires_grad,
+        "is_leaf": tensor.is_leaf,
+        "grad_fn": None if tensor.grad_fn is None else type(tensor.grad_fn).__name__,
+    }
+
+
+class Peer:
+    """One side of the boundary: sends values, serves the other side's requests.
+
+    ``serves`` is the set of operations this side accepts from the other one: the grader
+    accepts only calls to the functions and gradients of the tensors it sent itself.
+    """
+
+    def __init__(self, channel, serves, namespace=None, call_timeout=None):
+        self.channel = channel
+        self.serves = serves
+        self.namespace = namespace if namespace is not None else {}
+        self.call_timeout = call_timeout
+        self.exposed = {}  # id -> object of ours the other side may call or differentiate
+        self.mirrors = {}  # their id -> our copy of their tensor
+        self._ids = {}  # id(our object) -> id sent for it
+        self._counter = 0
+        self.handlers = {}
+
+    # -- values ---------------------------------------------------------------------------
+
+    def _expose(self, obj):
+        key = id(obj)
+        if key not in self._ids or self.exposed.get(self._ids[key]) is not obj:
+            self._counter += 1
+            self._ids[key] = self._counter
+            self.exposed[self._counter] = obj
+        return self._ids[key]
+
+    def encode(self, value, depth=0, recipes=False):
+        """Plain data for ``value``; tensors and functions are exposed under an id."""
+        if depth > MAX_DEPTH:
+            raise Unsendable("estructura demasiado profunda")
+        if value is None or type(value) in (bool, int, float, str):
+            return value
+        if type(value) in (list, tuple):
+            return {type(value).__name__: [self.encode(v, depth + 1, recipes) for v in value]}
+        if type(value) is dict and all(type(k) is str for k in value):
+            return {"dict": {k: self.encode(v, depth + 1, recipes) for k, v in value.items()}}
+        if isinstance(value, torch.dtype):
+            return {"dtype": str(value).removeprefix("torch.")}
+        if isinstance(value, torch.device):
+            return {"device": str(value)}
+        if type(value) is torch.Size:
+            return {"size": list(value)}
+        if isinstance(value, torch.Tensor):
+            return self._encode_tensor(value, depth, recipes)
+        if callable(value):
+            return {"function": self._expose(value), "name": str(getattr(value, "__name__", "función"))[:100]}
+        raise Unsendable(f"un valor de tipo {type(value).__name__} no puede cruzar a la otra parte")
+
+    def _encode_tensor(self, tensor, depth, recipes):
+        theirs = REMOTE.get(tensor)
+        if theirs is not None and theirs[0] is self:
+            return {"theirs": theirs[2]}
+        for their_id, mine in self.mirrors.items():
+            if mine is tensor:
+                return {"theirs": their_id}
+        if tensor.layout != torch.strided or tensor.device.type not in ("cpu", "meta"):
+            raise Unsendable("solo cruzan tensores densos en la CPU (o sin datos, en el dispositivo meta)")
+        spec = {
+            "id": self._expose(tensor),
+            "dtype": str(tensor.dtype).removeprefix("torch."),
+            "shape": list(tensor.shape),
+            "data": [] if tensor.device.type == "meta" else _flat_values(tensor),
+            **properties(tensor),
+        }
+        if tensor.device.type == "meta":
+            spec["device"] = "meta"
+        if tensor.is_leaf and tensor.grad is not None:
+            spec["grad"] = self._encode_tensor(tensor.grad.detach(), depth + 1, False)["tensor"]
+        if recipes and tensor.grad_fn is not None:
+            if tensor not in RECIPES:
+                raise Unsendable("un tensor con grafo que no se construyó en la celda de pruebas")
+            op, args, kwargs = RECIPES[tensor]
+            spec["recipe"] = [op, self.encode(list(args), depth + 1, True), self.encode(kwargs, depth + 1, True)]
+        return {"tensor": spec}
+
+    def decode(self, data, depth=0, memo=None):
+        """Values from plain data; their tensors become mirrors, their functions callable proxies."""
+        memo = {} if memo is None else memo
+        if depth > MAX_DEPTH:
+            raise ProtocolError("estructura demasiado profunda")
+        if data is None or type(data) in (bool, int, float, str):
+            return data
+        if type(data) is not dict or len(data) not in (1, 2):
+            raise ProtocolError("valor mal descrito")
+        if "list" in data or "tuple" in data:
+            items = data.get("list", data.get("tuple"))
+            if type(items) is not list:
+                raise ProtocolError("lista mal descrita")
+            values = [self.decode(v, depth + 1, memo) for v in items]
+            return values if "list" in data else tuple(values)
+        if "dict" in data and type(data["dict"]) is dict:
+            return {str(k): self.decode(v, depth + 1, memo) for k, v in data["dict"].items()}
+        if "dtype" in data:
+            dtype = getattr(torch, str(data["dtype"]), None)
+            if not isinstance(dtype, torch.dtype):
+                raise ProtocolError("dtype desconocido")
+            return dtype
+        if "device" in data:
+            return torch.device(str(data["device"])[:20])
+        if "size" in data and type(data["size"]) is list and all(type(n) is int for n in data["size"]):
+            return torch.Size(data["size"])
+        if "theirs" in data:
+            if data["theirs"] not in self.exposed:
+                raise ProtocolError("referencia desconocida")
+            return self.exposed[data["theirs"]]
+        if "function" in data:
+            return RemoteCallable(self, data["function"], str(data.get("name", "función"))[:100])
+        if "tensor" in data and type(data["tensor"]) is dict:
+            return self._decode_tensor(data["tensor"], depth, memo)
+        raise ProtocolError("valor desconocido")
+
+    def _decode_tensor(self, spec, depth, memo):
+        their_id = spec.get("id")
+        if their_id in memo:
+            return memo[their_id]
+        if "recipe" in spec and "recipe" in self.serves:
+            op, args, kwargs = spec["recipe"] if type(spec["recipe"]) is list else (None, None, None)
+            func = _resolve_op(op)
+            args, kwargs = self.decode(args, depth + 1, memo), self.decode(kwargs, depth + 1, memo)
+            tensor = func(*args, **kwargs)
+        else:
+            values = _tensor_from(spec)
+            tensor = self.mirrors.get(their_id)
+            if tensor is not None and tensor.is_leaf and tensor.shape == values.shape and tensor.dtype == values.dtype:
+                with torch.no_grad():
+                    tensor.copy_(values)
+                tensor.requires_grad_(bool(spec.get("requires_grad")) and values.dtype.is_floating_point)
+            else:
+                tensor = values.requires_grad_(bool(spec.get("requires_grad")) and values.is_floating_point())
+            if tensor.requires_grad or "grad" in spec:
+                grad = spec.get("grad")
+                tensor.grad = None if grad is None else _tensor_from(grad)
+        memo[their_id] = tensor
+        if their_id is not None:
+            self.mirrors[their_id] = tensor
+        return tensor
+
+    def _mirror_state(self, ids):
+        state = {}
+        for i in ids:
+            tensor = self.mirrors[i]
+            grad = tensor.grad
+            state[i] = (tensor._version, grad, None if grad is None else grad._version, tensor.requires_grad)
+        return state
+
+    def _changes(self, before):
+        """What a call changed in the leaves the other side sent (values, ``.grad``, ``requires_grad``)."""
+        changes = []
+        for their_id, (version, grad, grad_version, requires_grad) in before.items():
+            tensor = self.mirrors[their_id]
+            if not tensor.is_leaf:
+                continue
+            change = {}
+            if tensor._version != version:
+                change["data"] = _flat_values(tensor)
+            now = tensor.grad
+            if now is not grad or (now is not None and now._version != grad_version):
+                change["grad"] = None if now is None else self._encode_tensor(now.detach(), 0, False)["tensor"]
+            if tensor.requires_grad != requires_grad:
+                change["requires_grad"] = tensor.requires_grad
+            if change:
+                changes.append([their_id, change])
+        return changes
+
+    def _apply_changes(self, changes):
+        if type(changes) is not list:
+            raise ProtocolError("cambios mal descritos")
+        for entry in changes:
+            if type(entry) is not list or len(entry) != 2 or entry[0] not in self.exposed:
+                raise ProtocolError("cambio mal descrito")
+            tensor, change = self.exposed[entry[0]], entry[1]
+            if not isinstance(tensor, torch.Tensor) or not tensor.is_leaf or type(change) is not dict:
+                continue
+            if "data" in change:
+                values = _tensor_from(
+                    {"dtype": str(tensor.dtype)[6:], "shape": list(tensor.shape), "data": change["data"]}
+                )
+                with torch.no_grad():
+                    tensor.copy_(values)
+            if "requires_grad" in change and tensor.dtype.is_floating_point:
+                tensor.requires_grad_(bool(change["requires_grad"]))
+            if "grad" in change:
+                grad = None if change["grad"] is None else _tensor_from(change["grad"])
+                if grad is not None and grad.shape != tensor.shape:
+                    raise ProtocolError("gradiente de forma distinta a su tensor")
+                tensor.grad = None if grad is None else grad.to(tensor.dtype)
+
+    def result_for(self, value, inputs):
+        """Our copy of a value the other side returned; its tensors stay in our graph through ``inputs``."""
+        if isinstance(value, dict) and "tensor" in value and type(value["tensor"]) is dict:
+            spec = value["tensor"]
+            plain = _tensor_from(spec)
+            props = {k: spec.get(k) for k in ("requires_grad", "is_leaf", "grad_fn")}
+            differentiable = [(i, t) for i, t in inputs if t.requires_grad]
+            if props["grad_fn"] and differentiable and plain.is_floating_point():
+                ids = [i for i, _ in differentiable]
+                tensor = RemoteFunction.apply(self, spec.get("id"), ids, plain, *(t for _, t in differentiable))
+            else:
+                tensor = plain.requires_grad_(bool(props["requires_grad"]) and plain.is_floating_point())
+            REMOTE[tensor] = (self, props, spec.get("id"))
+            return tensor
+        if isinstance(value, dict) and ("list" in value or "tuple" in value):
+            items = value.get("list", value.get("tuple"))
+            if type(items) is not list:
+                raise ProtocolError("lista mal descrita")
+            values = [self.result_for(v, inputs) for v in items]
+            return values if "list" in value else tuple(values)
+        if isinstance(value, dict) and "dict" in value and type(value["dict"]) is dict:
+            return {str(k): self.result_for(v, inputs) for k, v in value["dict"].items()}
+        return self.decode(value)
+
+    # -- requests -------------------------------------------------------------------------
+
+    def request(self, message, timeout=None):
+        """Send a request and serve the other side's nested requests until its reply comes."""
+        self.channel.send(message)
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while True:
+            left = None if deadline is None else max(0.0, deadline - time.monotonic())
+            reply = self.channel.receive(left)
+            if reply.get("op") == "reply":
+                if "error" in reply:
+                    error = reply["error"] if type(reply["error"]) is dict else {}
+                    raise remote_error(error.get("kind"), error.get("message", ""))
+                return reply
+            self.serve(reply)
+
+    def serve(self, message):
+        """Answer one request of the other side (``reply`` with a value or an ``error``)."""
+        op = message.get("op")
+        try:
+            if op not in self.serves:
+                raise ProtocolError(f"operación no permitida: {op!r}")
+            reply = self.handlers[op](message) if op in self.handlers else getattr(self, f"_serve_{op}")(message)
+        except KeyboardInterrupt:
+            reply = {"error": {"kind": "KeyboardInterrupt", "message": "interrumpido"}}
+        except BaseException as error:  # everything the student's code raises becomes data
+            reply = {"error": {"kind": type(error).__name__, "message": str(error)}}
+        try:
+            self.channel.send({"op": "reply", **reply})
+        except Unsendable as error:
+            self.channel.send({"op": "reply", "error": {"kind": "Unsendable", "message": str(error)}})
+
+    def _serve_call(self, message):
+        func = self.exposed.get(message.get("function")) if "function" in message else None
+        if func is None and "get" in self.serves and "name" in message:
+            func = self.namespace.get(str(message["name"]))
+        if not callable(func):
+            raise ProtocolError("función desconocida")
+        memo = {}
+        args = self.decode(message.get("args", {"list": []}), memo=memo)
+        kwargs = self.decode(message.get("kwargs", {"dict": {}}), memo=memo)
+        before = self._mirror_state([i for i in memo if i is not None and i in self.mirrors])
+        with torch.set_grad_enabled(message.get("grad_enabled", True) is not False):
+            value = func(*args, **kwargs)
+        return {"value": self.encode(value), "changes": self._changes(before)}
+
+    def _serve_vjp(self, message):
+        output = self.exposed.get(message.get("ref"))
+        ids = message.get("inputs")
+        if not isinstance(output, torch.Tensor) or type(ids) is not list or not all(i in self.mirrors for i in ids):
+            raise ProtocolError("gradiente pedido sobre algo desconocido")
+        inputs = [self.mirrors[i] for i in ids]
+        grad_output = _tensor_from(message.get("grad") or {})
+        differentiable = [t for t in inputs if t.requires_grad]
+        grads = iter(
+            torch.autograd.grad(
+                output, differentiable, grad_output.to(output.dtype), allow_unused=True, retain_graph=True
+            )
+            if differentiable and output.grad_fn is not None
+            else []
+        )
+        result = []
+        for tensor in inputs:
+            grad = next(grads) if tensor.requires_grad else None
+            result.append(None if grad is None else self._encode_tensor(grad.detach(), 0, False)["tensor"])
+        return {"grads": result}
+
+    def _serve_get(self, message):
+        name = str(message.get("name"))
+        if name not in self.namespace:
+            return {"missing": True}
+        return {"value": self.encode(self.namespace[name])}
+
+    # -- calls to the other side ----------------------------------------------------------
+
+    def call(self, function_id, name, args, kwargs):
+        """Call a function of the other side; tensors we send stay linked to what comes back."""
+        inputs = [(self._expose(t), t) for t in _tensors_in(args)]
+        message = {
+            "op": "call",
+            "function": function_id,
+            "name": name,
+            "args": self.encode(list(args), recipes=True),
+            "kwargs": self.encode(dict(kwargs), recipes=True),
+            "grad_enabled": torch.is_grad_enabled(),
+        }
+        reply = self.request(message, self.call_timeout)
+        self._apply_changes(reply.get("changes", []))
+        return self.result_for(reply.get("value"), inputs)
+
+    def vjp(self, ref, ids, grad_output):
+        reply = self.request({"op": "vjp", "ref": ref, "inputs": ids, "grad": self._tensor_spec(grad_output)})
+        grads = reply.get("grads")
+        if type(grads) is not list or len(grads) != len(ids):
+            raise ProtocolError("gradientes mal descritos")
+        return [None if g is None else _tensor_from(g) for g in grads]
+
+    def _tensor_spec(self, tensor):
+        return {
+            "dtype": str(tensor.dtype).removeprefix("torch."),
+            "shape": list(tensor.shape),
+            "data": _flat_values(tensor),
+        }
+
+    def get(self, name):
+        """A name of the other side's namespace: a proxy for a function, a copy of a value."""
+        reply = self.request({"op": "get", "name": name}, self.call_timeout)
+        if reply.get("missing"):
+            raise KeyError(name)
+        return self.result_for(reply.get("value"), [])
+
+
+def _tensors_in(value, depth=0):
+    if isinstance(value, torch.Tensor):
+        return [value]
+    if type(value) in (list, tuple) and depth < MAX_DEPTH:
+        return [t for v in value for t in _tensors_in(v, depth + 1)]
+    if type(value) is dict and depth < MAX_DEPTH:
+        return [t for v in value.values() for t in _tensors_in(v, depth + 1)]
+    return []
+
+
+class RemoteCallable:
+    """A function that lives on the other side."""
+
+    def __init__(self, peer, function_id, name):
+        self.peer, self.function_id, self.__name__ = peer, function_id, name
+
+    def __call__(self, *args, **kwargs):
+        return self.peer.call(self.function_id, self.__name__, args, kwargs)
+
+    def __repr__(self):
+        return f"<función {self.__name__}>"
+
+
+class RemoteFunction(torch.autograd.Function):
+    """A tensor computed on the other side; its backward asks that side for the gradient."""
+
+    @staticmethod
+    def forward(ctx, peer, ref, ids, value, *inputs):
+        ctx.peer, ctx.ref, ctx.ids = peer, ref, ids
+        ctx.specs = [(t.shape, t.dtype) for t in inputs]
+        return value.clone()
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        grads = ctx.peer.vjp(ctx.ref, ctx.ids, grad_output.detach())
+        result = []
+        for grad, (shape, dtype) in zip(grads, ctx.specs, strict=True):
+            if grad is not None and grad.shape != shape:
+                raise ProtocolError("gradiente de forma distinta a su tensor")
+            result.append(None if grad is None else grad.to(dtype))
+        return (None, None, None, None, *result)
