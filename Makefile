@@ -10,10 +10,11 @@ INSTALADO := $(VENV)/.instalado
 
 lab: instalar
 	@scripts/instalar-sistema.sh graphviz || echo "Aviso: sin Graphviz (dot) las lecciones no podrán dibujar los grafos."
+	@scripts/instalar-sistema.sh aislamiento || echo "Aviso: sin bubblewrap (bwrap) no se podrán calificar entregas."
 	$(BIN)/jupyter lab $(if $(filter 0,$(shell id -u)),--allow-root) notebooks/indice.ipynb
 
 test: instalar
-	scripts/instalar-sistema.sh graphviz navegador
+	scripts/instalar-sistema.sh graphviz aislamiento navegador
 	$(BIN)/python -m pytest -n 2 --dist loadfile --durations=8
 
 instalar: $(INSTALADO)

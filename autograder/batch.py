@@ -1,14 +1,18 @@
 """From a folder or zip of submissions to grades, feedback, CSV files and plots."""
 
+import multiprocessing
+import os
 import time
 import warnings
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from rich.console import Console
 from rich.progress import Progress
 
-from autograder import grade, report, submissions
+from autograder import execute, grade, report, submissions
 from autograder.course import available_lessons, find_lesson, gradebook_url
 
 
@@ -34,12 +38,22 @@ class BatchResult:
         return {student: "; ".join(texts) or report.GRADED for student, texts in notes.items()}
 
 
-def run(source, workspace, lesson_id=None, console=None):
-    """Grade every submission in ``source`` inside the nbgrader workspace ``workspace``."""
+def run(source, workspace, lesson_id=None, console=None, workers=None, sealed=True):
+    """Grade every submission in ``source`` inside the nbgrader workspace ``workspace``.
+
+    ``workers`` submissions are graded at once (by default, one per core), each worker with
+    its own sandbox whose imports are done before the first submission arrives.
+    """
     with warnings.catch_warnings():
         # nbgrader's SQLAlchemy and nbformat warnings say nothing an instructor can act on.
         warnings.simplefilter("ignore")
-        return _run(source, workspace, lesson_id, console or Console())
+        workers = workers or os.cpu_count() or 1
+        return _run(source, workspace, lesson_id, console or Console(), workers, sealed)
+
+
+def _start_worker(sealed):
+    warnings.simplefilter("ignore")
+    execute.sandbox(sealed)  # warm: torch and the rest imported before the first submission
 
 
 def _collect(source, workspace, lesson_id, console):
@@ -66,27 +80,41 @@ def _collect(source, workspace, lesson_id, console):
     return found
 
 
-def _run(source, workspace, lesson_id, console):
+@contextmanager
+def _workers(count, sealed):
+    """Grading processes, each with a warm sandbox; they start at once, while the batch is collected."""
+    pool = ProcessPoolExecutor(
+        count, mp_context=multiprocessing.get_context("fork"), initializer=_start_worker, initargs=(sealed,)
+    )
+    try:
+        yield pool
+    finally:
+        pool.shutdown(cancel_futures=True)
+
+
+def _run(source, workspace, lesson_id, console, workers, sealed):
     workspace = Path(workspace).resolve()
-    found = _collect(source, workspace, lesson_id, console)
-    gradable = [s for s in found if s.gradable]
-    result = BatchResult(workspace, found, [])
-    if not gradable:
-        console.print("[red]No hay ninguna entrega que se pueda calificar.[/red]")
-    else:
-        with console.status("Preparando el libro de calificaciones…"):
-            grade.prepare(workspace, sorted({s.lesson for s in gradable}))
-        started = time.perf_counter()
-        with Progress(console=console, transient=True) as progress:
-            task = progress.add_task("Calificando", total=len(gradable))
-            for submission in gradable:
-                progress.update(task, description=f"Calificando {submission.student} · {submission.lesson}")
-                outcome = grade.grade_one(workspace, submission.student, submission.lesson)
-                result.outcomes.append(outcome)
-                if not outcome.graded:
-                    console.print(f"[red]✗ {outcome.student}[/red] ({outcome.lesson}): {outcome.message}")
-                progress.advance(task)
-        result.seconds = time.perf_counter() - started
+    result = BatchResult(workspace, [], [])
+    with _workers(workers, sealed) as pool:
+        pool.submit(time.sleep, 0)  # forks every worker now: their sandboxes warm up while we collect
+        result.submissions = found = _collect(source, workspace, lesson_id, console)
+        gradable = [s for s in found if s.gradable]
+        if not gradable:
+            console.print("[red]No hay ninguna entrega que se pueda calificar.[/red]")
+        else:
+            with console.status("Preparando el libro de calificaciones…"):
+                grade.prepare(workspace, sorted({s.lesson for s in gradable}))
+            started = time.perf_counter()
+            with Progress(console=console, transient=True) as progress:
+                task = progress.add_task(f"Calificando ({workers} a la vez)", total=len(gradable))
+                pending = [pool.submit(grade.grade_one, workspace, s.student, s.lesson, sealed) for s in gradable]
+                for future in as_completed(pending):
+                    outcome = future.result()
+                    result.outcomes.append(outcome)
+                    if not outcome.graded:
+                        console.print(f"[red]✗ {outcome.student}[/red] ({outcome.lesson}): {outcome.message}")
+                    progress.advance(task)
+            result.seconds = time.perf_counter() - started
     for lesson in sorted({s.lesson for s in found if s.lesson}):
         statuses = result.statuses(lesson)
         result.tables[lesson] = report.write_reports(gradebook_url(workspace), lesson, statuses, workspace / "informes")

@@ -229,6 +229,8 @@ def _format_inputs(inputs, names):
 def _call(student_fn, inputs, where, hint):
     try:
         return student_fn(*inputs)
+    except CheckFailure:
+        raise  # already one Spanish line (a student's function called from the grader)
     except Timeout as error:
         message = f"tu función no terminó a tiempo: {error} (con {where})."
     except (Exception, SystemExit) as error:  # anything but the grader's own KeyboardInterrupt (timeouts)

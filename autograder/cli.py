@@ -11,6 +11,7 @@ from rich.table import Table
 from autograder import batch, release
 from autograder.course import NOTEBOOKS, ROOT, find_lesson
 from autograder.demo import build_demo
+from autograder.sandbox import SandboxUnavailable
 
 console = Console()
 
@@ -89,7 +90,9 @@ def show_results(result):
 
 
 def cmd_calificar(args):
-    result = batch.run(args.entregas, args.directorio, args.leccion, console)
+    if args.sin_aislamiento:
+        console.print("[yellow]Aviso:[/yellow] el código de los alumnos se ejecutará sin aislamiento (sin bubblewrap).")
+    result = batch.run(args.entregas, args.directorio, args.leccion, console, args.procesos, not args.sin_aislamiento)
     show_results(result)
 
 
@@ -131,6 +134,14 @@ def parser():
         default=ROOT,
         help="espacio de trabajo de nbgrader (por defecto, la raíz del curso)",
     )
+    calificar.add_argument(
+        "--procesos", type=int, default=None, help="entregas que se califican a la vez (por defecto, una por núcleo)"
+    )
+    calificar.add_argument(
+        "--sin-aislamiento",
+        action="store_true",
+        help="ejecuta el código de los alumnos sin bubblewrap (solo si confías en todas las entregas)",
+    )
     calificar.set_defaults(func=cmd_calificar)
 
     demo = commands.add_parser(
@@ -152,6 +163,9 @@ def main(argv=None):
         reason = OS_ERRORS.get(error.errno, error.strerror or "error del sistema")
         console.print(f"[red]Error:[/red] «{error.filename or ''}»: {reason}.")
         return 1
+    except SandboxUnavailable as error:
+        console.print(f"[red]Error:[/red] {error}")
+        return 3
     except (ValueError, RuntimeError) as error:
         console.print(f"[red]Error:[/red] {error}")
         return 1

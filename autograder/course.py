@@ -1,5 +1,6 @@
 """Where the course lives, its syllabus, and nbgrader wired to both."""
 
+import functools
 import logging
 import os
 import sys
@@ -8,6 +9,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import nbformat
+import nbgrader.api
+from alembic.config import Config as AlembicConfig
+from alembic.script import ScriptDirectory
 from nbgrader.apps import NbGraderAPI
 from nbgrader.utils import is_grade, is_solution
 from traitlets.config.loader import PyFileConfigLoader
@@ -16,6 +20,17 @@ PACKAGE_DIR = Path(__file__).resolve().parent
 ROOT = PACKAGE_DIR.parent
 SOLUTIONS = ROOT / "solutions"
 NOTEBOOKS = ROOT / "notebooks"
+
+
+@functools.cache
+def _gradebook_schema():
+    """The gradebook's schema version, read in-process: nbgrader starts a 3-second ``alembic`` process for it."""
+    config = AlembicConfig()
+    config.set_main_option("script_location", str(Path(nbgrader.api.__file__).parent / "alembic"))
+    return ScriptDirectory.from_config(config).get_current_head()
+
+
+nbgrader.api.get_alembic_version = _gradebook_schema
 
 
 def is_test_cell(cell):
@@ -99,9 +114,13 @@ def nbgrader_config():
     return PyFileConfigLoader("nbgrader_config.py", path=str(PACKAGE_DIR)).load_config()
 
 
-def nbgrader_api(root, release=NOTEBOOKS):
-    """An NbGraderAPI for a grading workspace ``root`` that reads lessons from ``solutions/``."""
+def nbgrader_api(root, release=NOTEBOOKS, sealed=True):
+    """An NbGraderAPI for a grading workspace ``root`` that reads lessons from ``solutions/``.
+
+    ``sealed=False`` runs student code without the sandbox (``curso calificar --sin-aislamiento``).
+    """
     config = nbgrader_config()
+    config.SandboxedExecute.sealed = sealed
     config.CourseDirectory.root = str(Path(root).resolve())
     config.CourseDirectory.source_directory = str(SOLUTIONS)
     config.CourseDirectory.release_directory = str(Path(release).resolve())

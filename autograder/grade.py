@@ -108,9 +108,9 @@ def forget(workspace, student, lesson_id):
                 pass
 
 
-def grade_one(workspace, student, lesson_id):
+def grade_one(workspace, student, lesson_id, sealed=True):
     """Autograde one submission in its sealed kernel and write its feedback; never raises."""
-    api = nbgrader_api(workspace)
+    api = nbgrader_api(workspace, sealed=sealed)
     try:
         result = api.autograde(lesson_id, student, force=True, create=True)
         if not result["success"]:

@@ -174,7 +174,7 @@ def _drain(fd):
 def main(argv):
     fds = [int(fd) for fd in argv[1].split(",")]
     sealed = argv[2] != "-"
-    if sealed:
+    if argv[2].isdigit():
         drop_root(int(argv[2]))
     warm_up()
     from autograder.remote import Channel

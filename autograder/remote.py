@@ -114,7 +114,7 @@ class Channel:
             raise ProtocolError(f"mensaje demasiado grande ({size} bytes)")
         try:
             message = json.loads(self._read(size, deadline))
-        except ValueError as error:
+        except (ValueError, RecursionError) as error:
             raise ProtocolError(f"mensaje que no es JSON: {error}") from None
         if not isinstance(message, dict):
             raise ProtocolError("mensaje que no es un objeto JSON")
@@ -154,6 +154,10 @@ class Recorder(TorchFunctionMode):
             if op is not None:
                 RECIPES[out] = (op, args, kwargs)
         return out
+
+
+def _spec(tensor):
+    return {"dtype": str(tensor.dtype).removeprefix("torch."), "shape": list(tensor.shape)}
 
 
 def _flat_values(tensor):

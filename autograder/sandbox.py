@@ -52,7 +52,7 @@ class KernelDied(RuntimeError):
 def _python_paths():
     """The interpreter, its standard library and the virtual environment (with ``autograder``)."""
     paths = {Path(sys.base_prefix).resolve(), Path(sys.prefix).resolve(), Path(sys.executable).resolve().parent}
-    return sorted(paths) + [PACKAGE_DIR]
+    return [*sorted(paths), PACKAGE_DIR]
 
 
 def bwrap_command(uid):
@@ -65,8 +65,12 @@ def bwrap_command(uid):
             "responsabilidad, usa --sin-aislamiento."
         )
     command = [bwrap, "--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try"]
-    command += ["--die-with-parent", "--new-session", "--cap-drop", "ALL", "--cap-add", "CAP_SETUID"]
-    command += ["--cap-add", "CAP_SETGID", "--clearenv", "--setenv", "PATH", "/usr/local/bin:/usr/bin:/bin"]
+    command += ["--die-with-parent", "--new-session", "--cap-drop", "ALL"]
+    if os.geteuid() == 0:  # as root: keep only what it takes to become ``uid``
+        command += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
+    else:  # an ordinary user: bubblewrap needs a user namespace, and we already are unprivileged
+        command += ["--unshare-user"]
+    command += ["--clearenv", "--setenv", "PATH", "/usr/local/bin:/usr/bin:/bin"]
     command += ["--setenv", "LANG", "C.UTF-8", "--setenv", "MPLBACKEND", "agg", "--setenv", "HOME", "/tmp"]
     command += ["--setenv", "PYTHONDONTWRITEBYTECODE", "1", "--setenv", "OMP_NUM_THREADS", "1"]
     command += ["--setenv", "MPLCONFIGDIR", "/tmp/.matplotlib", "--dev", "/dev", "--proc", "/proc"]
@@ -79,7 +83,7 @@ def bwrap_command(uid):
                 made.add(parent)
         command += ["--ro-bind", str(path), str(path)]
         made.add(path)
-    return command + ["--", sys.executable, "-m", "autograder.kernel"]
+    return [*command, "--", sys.executable, "-m", "autograder.kernel"]
 
 
 class _GraderPeer(Peer):
@@ -150,7 +154,8 @@ class Sandbox:
         self.status_r, self.status_w = os.pipe()
         inner = [self.requests_r, self.replies_w, self.control_r, self.status_w]
         if sealed:
-            command = bwrap_command(uid) + [",".join(map(str, inner)), str(uid)]
+            user = str(uid) if os.geteuid() == 0 else "="
+            command = [*bwrap_command(uid), ",".join(map(str, inner)), user]
         else:
             command = [sys.executable, "-m", "autograder.kernel", ",".join(map(str, inner)), "-"]
         self.process = subprocess.Popen(

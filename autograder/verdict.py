@@ -17,11 +17,36 @@ import time
 
 from nbformat.v4 import new_output
 
-from autograder.checks import CheckFailure
-from autograder.remote import ProtocolError, Recorder, RemoteError, Timeout, Unsendable
+from autograder.checks import CheckFailure, describe, fail
+from autograder.remote import ProtocolError, Recorder, RemoteCallable, RemoteError, Timeout, Unsendable
 
 CALL_LIMIT = 10  # seconds for one call to a student's function
 CELL_LIMIT = 60  # seconds for all the calls of one test cell
+
+
+class StudentFunction:
+    """A student's function seen from the grader: whatever it raises becomes one Spanish line."""
+
+    def __init__(self, proxy):
+        self.proxy, self.__name__ = proxy, proxy.__name__
+
+    def __call__(self, *args, **kwargs):
+        shown = ", ".join([*map(describe, args), *(f"{k}={describe(v)}" for k, v in kwargs.items())])
+        call = f"{self.__name__}({shown[:300]})"
+        try:
+            return self.proxy(*args, **kwargs)
+        except Timeout as error:
+            fail(f"{call} no terminó: {error}.", "revisa tus bucles: ¿alguno puede no terminar nunca?")
+        except RemoteError as error:
+            if error.kind == "NotImplementedError":
+                fail(
+                    f"todavía no has escrito tu respuesta: {self.__name__} lanza NotImplementedError.",
+                    "borra la línea raise NotImplementedError() y escribe tu código.",
+                )
+            fail(f"{call} lanzó {error.kind}: {error}.")
+
+    def __repr__(self):
+        return f"<función {self.__name__}>"
 
 
 class StudentNames(dict):
@@ -35,6 +60,8 @@ class StudentNames(dict):
         if name in vars(builtins) or name.startswith("__"):
             raise KeyError(name)
         value = self.kernel.peer.get(name)
+        if isinstance(value, RemoteCallable):
+            value = StudentFunction(value)
         self[name] = value
         return value
 

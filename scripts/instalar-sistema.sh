@@ -1,16 +1,18 @@
 #!/usr/bin/env bash
 # Instala los programas del sistema que el curso necesita, desde los paquetes de Debian/Ubuntu.
-# Uso: scripts/instalar-sistema.sh graphviz [navegador]
+# Uso: scripts/instalar-sistema.sh graphviz [aislamiento] [navegador]
 #   graphviz   el programa `dot`, que dibuja los grafos de torchviz
 #   navegador  Chromium y ChromeDriver, para las pruebas en un navegador real
+#   aislamiento  bubblewrap (bwrap), que encierra el código de cada entrega al calificar
 set -euo pipefail
 
 faltan=()
 for programa in "$@"; do
   case "$programa" in
     graphviz) command -v dot >/dev/null || faltan+=(graphviz) ;;
+    aislamiento) command -v bwrap >/dev/null || faltan+=(bubblewrap) ;;
     navegador) { command -v chromium >/dev/null && command -v chromedriver >/dev/null; } || faltan+=(chromium chromium-driver) ;;
-    *) echo "Programa desconocido: $programa (usa graphviz o navegador)" >&2; exit 2 ;;
+    *) echo "Programa desconocido: $programa (usa graphviz, aislamiento o navegador)" >&2; exit 2 ;;
   esac
 done
 [ ${#faltan[@]} -eq 0 ] && exit 0

@@ -70,10 +70,18 @@ def test_check_function_rejects_right_values_with_wrong_gradients():
 
 def test_check_function_reports_the_students_exception():
     def broken(x):
+        raise ValueError("forma incorrecta")
+
+    with pytest.raises(CheckFailure, match="ValueError: forma incorrecta"):
+        checks.check_function(broken, polynomial)
+
+
+def test_an_untouched_template_says_the_answer_is_not_written_yet():
+    def template(x):
         raise NotImplementedError()
 
-    with pytest.raises(CheckFailure, match="NotImplementedError"):
-        checks.check_function(broken, polynomial)
+    with pytest.raises(CheckFailure, match="todavía no has escrito tu respuesta"):
+        checks.check_function(template, polynomial)
 
 
 def test_a_student_function_that_exits_is_a_clear_failure():

@@ -95,24 +95,24 @@ def test_an_infinite_loop_or_a_memory_hog_only_costs_its_exercise(graded, studen
     assert note in graded_row["estado"]
 
 
-def test_monkeypatching_torch_gets_zero_with_a_reason(graded):
-    jose = row(graded, FULL, "jose")
-    assert jose["puntos_automaticos"] == 0
-    assert "reemplaza funciones de torch" in jose["estado"]
+def test_monkeypatching_torch_in_the_kernel_does_not_reach_the_verdict(graded):
+    assert row(graded, FULL, "jose")["puntos_automaticos"] == 0
+    failures = [o.evalue for c in autograded_tests(autograded_notebook(graded, FULL, "jose")) for o in c.outputs]
+    assert failures and any("no coincide con lo esperado" in text for text in failures)
 
 
-def test_code_that_reaches_into_the_grader_gets_its_automatic_score_cancelled(graded):
+def test_code_that_reaches_into_the_grader_earns_nothing_and_is_flagged(graded):
     mara = row(graded, FULL, "mara")
     assert mara["puntos_automaticos"] == 0
-    assert "calificación automática anulada" in mara["estado"] and "get_ipython" in mara["estado"]
+    assert "para revisar a mano" in mara["estado"] and "get_ipython" in mara["estado"]
 
 
-def test_a_submission_that_rewrites_course_files_is_undone_and_cancelled(graded):
+def test_a_submission_cannot_rewrite_course_files(graded):
     nico = row(graded, FULL, "nico")
-    assert nico["puntos_automaticos"] == 0
-    assert "calificación automática anulada" in nico["estado"]
-    assert "modificó archivos del curso (autograder/checks.py)" in nico["estado"]
+    assert nico["puntos_automaticos"] == points(autograded_tests(read(FULL.source)))
     assert "modificado por una entrega" not in (ROOT / "autograder" / "checks.py").read_text("utf-8")
+    outputs = [o for c in autograded_notebook(graded, FULL, "nico").cells for o in c.get("outputs", [])]
+    assert any(o.output_type == "error" and "Read-only file system" in o.evalue for o in outputs)
 
 
 def test_csv_has_one_column_per_exercise_and_a_row_per_student(graded):

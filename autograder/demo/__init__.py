@@ -158,11 +158,11 @@ SCENARIOS = {
     "gabi": ("correcta, con otro nombre de archivo", answered),
     "hugo": ("hace que el kernel muera en el segundo ejercicio", crashes),
     "ines": ("bucle infinito en el primer ejercicio", loops),
-    "jose": ("valores a mano y reemplaza torch.allclose", patches_torch),
+    "jose": ("valores a mano y reemplaza torch.allclose en su kernel", patches_torch),
     "kike": ("pide 40 GB de memoria en el primer ejercicio", hogs_memory),
     "lalo": ("en blanco, pero vació las celdas de pruebas", emptied_tests),
     "mara": ("en blanco, pero convierte las pruebas en `pass` con get_ipython()", neuters_tests),
-    "nico": ("correcta, pero reescribe autograder/checks.py", rewrites_checks),
+    "nico": ("correcta, pero intenta reescribir autograder/checks.py", rewrites_checks),
 }
 
 

@@ -1,0 +1,175 @@
+"""Hostile submissions get no undeserved point, change nothing outside their sandbox and
+harm no other student; honest edge cases keep their marks."""
+
+import hashlib
+import subprocess
+
+import nbformat
+import pytest
+from helpers import autograded_tests, points, read, row
+
+from autograder import batch
+from autograder.course import PACKAGE_DIR, ROOT, SOLUTIONS, find_lesson
+from autograder.demo import answered, blank
+
+LESSON = find_lesson("01_tensores_y_requires_grad")
+LESSON_03 = find_lesson("03_backward_y_regla_de_la_cadena")
+MARKER = "curso-proceso-huerfano-7431"
+
+# Code prepended to the first answer cell of a blank notebook: none of it computes an answer.
+TAMPERING = {
+    "subclases": (
+        "for _k in ().__class__.__base__.__subclasses__():\n"
+        "    if _k.__name__ == 'CheckFailure':\n"
+        "        _m = __import__(_k.__module__, fromlist=['x'])\n"
+        "        for _n in dir(_m):\n"
+        "            if _n.startswith('check') or _n in ('fail', '_compare', '_mismatch'):\n"
+        "                setattr(_m, _n, lambda *a, **k: None)\n"
+    ),
+    "base64": (
+        "import base64\n"
+        "_b = globals()['__builtins__']\n"
+        "_f = _b['exec'] if isinstance(_b, dict) else getattr(_b, 'exec')\n"
+        "_f(base64.b64decode('aW1wb3J0IHRvcmNoCnRvcmNoLmFsbGNsb3NlID0gbGFtYmRhICphLCAqKms6IFRydWU=').decode())\n"
+    ),
+    "transformador": (
+        "_ip = [v for v in globals().values() if type(v).__name__.endswith('InteractiveShell')]\n"
+        "_ip = _ip[0] if _ip else __import__('IPython').get_ipython()\n"
+        "_ip.input_transformers_cleanup.append(lambda lineas: ['pass\\n'])\n"
+    ),
+    "modo_torch": (
+        "import torch\nfrom torch.overrides import TorchFunctionMode\n"
+        "class _Siempre(TorchFunctionMode):\n"
+        "    def __torch_function__(self, func, types, args=(), kwargs=None):\n"
+        "        if getattr(func, '__name__', '') in ('allclose', 'isclose', 'equal'):\n"
+        "            return True\n"
+        "        return func(*args, **(kwargs or {}))\n"
+        "_Siempre().__enter__()\n"
+    ),
+    "copia_soluciones": (
+        "import json, glob\n"
+        f"for _ruta in glob.glob('{SOLUTIONS}/*/*.ipynb') + glob.glob('{ROOT}/**/gradebook.db', recursive=True):\n"
+        "    _nb = json.load(open(_ruta))\n"
+        "    for _c in _nb['cells']:\n"
+        "        if 'solution' in str(_c.get('metadata')) and _c['cell_type'] == 'code':\n"
+        "            exec(''.join(_c['source']))\n"
+    ),
+    "copia_companero": (
+        "import glob, json\n"
+        "for _ruta in glob.glob('/**/submitted/*/*/*.ipynb', recursive=True):\n"
+        "    for _c in json.load(open(_ruta))['cells']:\n"
+        "        if _c['cell_type'] == 'code' and 'def ' in ''.join(_c['source']):\n"
+        "            exec(''.join(_c['source']))\n"
+    ),
+}
+
+# Code that tries to harm whoever is graded after it, appended to a blank notebook.
+HARM = (
+    "import os, site, subprocess, sys\n"
+    "_hecho = []\n"
+    "for _dir in site.getsitepackages() + [os.path.dirname(os.__file__)]:\n"
+    "    try:\n"
+    "        open(os.path.join(_dir, 'zzz_trampa.pth'), 'w').write('import os\\n')\n"
+    "        _hecho.append(_dir)\n"
+    "    except OSError:\n"
+    "        pass\n"
+    f"for _ruta in ['{PACKAGE_DIR}/checks.py', '{ROOT}/gradebook.db', '/tmp/compartido']:\n"
+    "    try:\n"
+    "        open(_ruta, 'a').write('# trampa\\n')\n"
+    "    except OSError:\n"
+    "        pass\n"
+    f"subprocess.Popen(['sh', '-c', 'exec -a {MARKER} sleep 600'], start_new_session=True)\n"
+    "if os.fork() == 0:\n"
+    "    os.setsid()\n"
+    "    import time\n"
+    "    while True:\n"
+    "        time.sleep(1)\n"
+)
+
+PRINTS_A_LOT = "\nprint('x' * 200_000)\nfor _i in range(2000):\n    print('línea', _i)\n"
+
+AUTOGRAD_GRAD = '''
+def gradiente_polinomio(x):
+    """El mismo gradiente, con torch.autograd.grad en lugar de backward()."""
+    x = x.detach().clone().requires_grad_(True)
+    y = 5 * x**3 + 2 * x**2 + 4 * x + 8
+    (gradiente,) = torch.autograd.grad(y, x)
+    return gradiente
+'''
+
+
+def _first_answer(notebook):
+    return next(c for c in notebook.cells if c.cell_type == "code" and c.metadata.get("nbgrader", {}).get("solution"))
+
+
+def _write(folder, student, lesson, notebook):
+    path = folder / student / lesson.id / lesson.notebook_name
+    path.parent.mkdir(parents=True)
+    nbformat.write(notebook, path)
+
+
+def _digest(folder):
+    files = sorted(p for p in folder.rglob("*") if p.is_file() and "__pycache__" not in p.parts)
+    return hashlib.sha256(b"".join(p.read_bytes() for p in files)).hexdigest()
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory):
+    """One batch: the hostile submissions, then honest students graded after them."""
+    workspace = tmp_path_factory.mktemp("hostil")
+    folder = workspace / "entregas"
+    for name, code in TAMPERING.items():
+        notebook = blank(LESSON)
+        _first_answer(notebook).source = code + "\n" + _first_answer(notebook).source
+        _write(folder, name, LESSON, notebook)
+    notebook = blank(LESSON)
+    _first_answer(notebook).source = HARM
+    _write(folder, "dano", LESSON, notebook)
+    notebook = answered(LESSON)
+    _first_answer(notebook).source += PRINTS_A_LOT
+    _write(folder, "zz_imprime_mucho", LESSON, notebook)
+    for number in range(2):
+        _write(folder, f"zz_honesto_{number}", LESSON, answered(LESSON))
+    notebook = answered(LESSON_03)
+    _first_answer(notebook).source = AUTOGRAD_GRAD
+    _write(folder, "zz_autograd_grad", LESSON_03, notebook)
+    before = {"autograder": _digest(PACKAGE_DIR), "solutions": _digest(SOLUTIONS)}
+    result = batch.run(folder, workspace, workers=2)
+    return result, before
+
+
+@pytest.mark.parametrize("student", [*TAMPERING, "dano"])
+def test_tampering_earns_nothing(graded, student):
+    result, _ = graded
+    assert row(result, LESSON, student)["puntos_automaticos"] == 0
+
+
+def test_honest_students_after_the_attacks_keep_full_marks(graded):
+    result, _ = graded
+    full = points(autograded_tests(read(LESSON.source)))
+    for student in ("zz_honesto_0", "zz_honesto_1", "zz_imprime_mucho"):
+        assert row(result, LESSON, student)["puntos_automaticos"] == full, student
+    assert row(result, LESSON_03, "zz_autograd_grad")["puntos_automaticos"] == points(
+        autograded_tests(read(LESSON_03.source))
+    )
+
+
+def test_nothing_outside_the_sandbox_changed(graded):
+    result, before = graded
+    assert _digest(PACKAGE_DIR) == before["autograder"]
+    assert _digest(SOLUTIONS) == before["solutions"]
+    assert not list(ROOT.glob(".venv/lib/python*/site-packages/zzz_trampa.pth"))
+    assert not (result.workspace / "gradebook.db").read_bytes().endswith(b"# trampa\n")
+
+
+def test_no_process_outlives_its_grading(graded):
+    found = subprocess.run(["pgrep", "-f", MARKER], capture_output=True, text=True)
+    assert found.stdout == "", found.stdout
+
+
+def test_the_kernel_cannot_read_the_course(graded):
+    result, _ = graded
+    notebook = read(result.workspace / "autograded" / "copia_soluciones" / LESSON.id / LESSON.notebook_name)
+    # The glob found nothing to copy, so the untouched templates raised NotImplementedError.
+    errors = [o.evalue for c in notebook.cells for o in c.get("outputs", []) if o.output_type == "error"]
+    assert any("todavía no has escrito tu respuesta" in e for e in errors), errors
