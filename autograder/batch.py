@@ -103,7 +103,7 @@ def _run(source, workspace, lesson_id, console, workers, sealed):
             console.print("[red]No hay ninguna entrega que se pueda calificar.[/red]")
         else:
             with console.status("Preparando el libro de calificaciones…"):
-                grade.prepare(workspace, sorted({s.lesson for s in gradable}))
+                grade.prepare(workspace, sorted({s.lesson for s in gradable}), sorted({s.student for s in gradable}))
             started = time.perf_counter()
             with Progress(console=console, transient=True) as progress:
                 task = progress.add_task(f"Calificando ({workers} a la vez)", total=len(gradable))

@@ -84,8 +84,12 @@ def execution_notes(notebook_path):
     return list(dict.fromkeys(notes))
 
 
-def prepare(workspace, lesson_ids):
-    """Record each lesson's cells (with hidden tests) in the workspace gradebook."""
+def prepare(workspace, lesson_ids, students):
+    """Record each lesson's cells (with hidden tests) and every student in the workspace gradebook.
+
+    The students are added here, once, so that workers grading two lessons of one student at
+    the same time do not both try to create the same student.
+    """
     with tempfile.TemporaryDirectory(prefix="curso-release-") as release:
         api = nbgrader_api(workspace, release=release)
         for lesson_id in lesson_ids:
@@ -93,6 +97,9 @@ def prepare(workspace, lesson_ids):
             if not result["success"]:
                 failure = _failure(result, workspace, f"preparar_{lesson_id}")
                 raise RuntimeError(f"nbgrader no pudo preparar la lección {lesson_id}; {failure}")
+    with Gradebook(gradebook_url(workspace)) as gradebook:
+        for student in students:
+            gradebook.update_or_create_student(student)
 
 
 def forget(workspace, student, lesson_id):

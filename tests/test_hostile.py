@@ -88,6 +88,11 @@ HARM = (
 
 PRINTS_A_LOT = "\nprint('x' * 200_000)\nfor _i in range(2000):\n    print('línea', _i)\n"
 
+# A last cell that blocks SIGINT and never ends: the interrupt cannot stop it, only a kill.
+UNINTERRUPTIBLE = (
+    "import signal, time\nsignal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGINT])\nwhile True:\n    time.sleep(1)\n"
+)
+
 AUTOGRAD_GRAD = '''
 def gradiente_polinomio(x):
     """El mismo gradiente, con torch.autograd.grad en lugar de backward()."""
@@ -130,6 +135,9 @@ def graded(tmp_path_factory):
     _write(folder, "zz_imprime_mucho", LESSON, notebook)
     for number in range(2):
         _write(folder, f"zz_honesto_{number}", LESSON, answered(LESSON))
+    notebook = answered(LESSON)
+    notebook.cells.append(nbformat.v4.new_code_cell(UNINTERRUPTIBLE))
+    _write(folder, "zz_se_bloquea_al_final", LESSON, notebook)
     notebook = answered(LESSON_03)
     _first_answer(notebook).source = AUTOGRAD_GRAD
     _write(folder, "zz_autograd_grad", LESSON_03, notebook)
@@ -147,8 +155,9 @@ def test_tampering_earns_nothing(graded, student):
 def test_honest_students_after_the_attacks_keep_full_marks(graded):
     result, _ = graded
     full = points(autograded_tests(read(LESSON.source)))
-    for student in ("zz_honesto_0", "zz_honesto_1", "zz_imprime_mucho"):
+    for student in ("zz_honesto_0", "zz_honesto_1", "zz_imprime_mucho", "zz_se_bloquea_al_final"):
         assert row(result, LESSON, student)["puntos_automaticos"] == full, student
+    assert "el kernel se detuvo" in row(result, LESSON, "zz_se_bloquea_al_final")["estado"]
     assert row(result, LESSON_03, "zz_autograd_grad")["puntos_automaticos"] == points(
         autograded_tests(read(LESSON_03.source))
     )
