@@ -19,6 +19,8 @@ import signal
 import sys
 import tempfile
 
+from autograder.remote import Channel, drain
+
 CLONE_NEWNS, CLONE_NEWUTS, CLONE_NEWIPC = 0x00020000, 0x04000000, 0x08000000
 CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET = 0x10000000, 0x20000000, 0x40000000
 MS_NOSUID, MS_NODEV = 2, 4
@@ -135,17 +137,10 @@ def kernel(fds, sealed):
 
 def supervise(fds, sealed):
     """Between the zygote and one kernel: forward interrupts and kills, report the kernel's end."""
-    from autograder.remote import Channel
-
     _, _, control, status = fds
     if sealed:
         enter_namespaces()
-    pid = os.fork()
-    if pid == 0:
-        try:
-            kernel(fds, sealed)
-        finally:
-            os._exit(70)
+    pid = _forked(kernel, fds, sealed)
     reports = Channel(control, status)
     reports.send({"event": "started"})
     watch = os.pidfd_open(pid)
@@ -160,15 +155,15 @@ def supervise(fds, sealed):
             os.kill(pid, signal.SIGINT if byte == b"i" else signal.SIGKILL)
 
 
-def _drain(fd):
-    os.set_blocking(fd, False)
-    try:
-        while os.read(fd, 65536):
-            pass
-    except BlockingIOError:
-        pass
-    finally:
-        os.set_blocking(fd, True)
+def _forked(function, *args):
+    """Run ``function(*args)`` in a child process that never returns here; the child's pid."""
+    pid = os.fork()
+    if pid == 0:
+        try:
+            function(*args)
+        finally:
+            os._exit(0)
+    return pid
 
 
 def main(argv):
@@ -177,8 +172,6 @@ def main(argv):
     if argv[2].isdigit():
         drop_root(int(argv[2]))
     warm_up()
-    from autograder.remote import Channel
-
     requests, _, control, status = fds
     reports = Channel(control, status)
     reports.send({"event": "ready"})
@@ -188,14 +181,8 @@ def main(argv):
             return
         if byte != b"f":
             continue  # a late interrupt or kill for a kernel that has already ended
-        pid = os.fork()
-        if pid == 0:
-            try:
-                supervise(fds, sealed)
-            finally:
-                os._exit(0)
-        os.waitpid(pid, 0)
-        _drain(requests)
+        os.waitpid(_forked(supervise, fds, sealed), 0)
+        drain(requests)
         reports.send({"event": "ready"})
 
 

@@ -74,6 +74,18 @@ def remote_properties(tensor):
     return None if entry is None else entry[1]
 
 
+def drain(fd):
+    """Throw away whatever is waiting in a pipe (what a dead process left half-written)."""
+    os.set_blocking(fd, False)
+    try:
+        while os.read(fd, 65536):
+            pass
+    except BlockingIOError:
+        pass
+    finally:
+        os.set_blocking(fd, True)
+
+
 class Channel:
     """Framed JSON messages over a pair of file descriptors."""
 

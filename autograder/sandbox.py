@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 from autograder.course import PACKAGE_DIR
-from autograder.remote import Channel, Peer, PeerGone, ProtocolError, Timeout
+from autograder.remote import Channel, Peer, PeerGone, ProtocolError, Timeout, drain
 
 START_TIMEOUT = 120
 # Read-only system paths the kernel needs: programs, libraries, fonts, time zones, user names.
@@ -193,19 +193,8 @@ class Sandbox:
         self._ended = False
         self.control(b"f")
         self._expect("started", START_TIMEOUT)
-        self.peer_channel_reset()
+        drain(self.replies_r)  # what an earlier kernel left half-written
         return SealedKernel(self)
-
-    def peer_channel_reset(self):
-        """Forget bytes a dead kernel left half-written in the replies pipe."""
-        os.set_blocking(self.replies_r, False)
-        try:
-            while os.read(self.replies_r, 65536):
-                pass
-        except BlockingIOError:
-            pass
-        finally:
-            os.set_blocking(self.replies_r, True)
 
     def wait_ready(self):
         """After a kernel was killed: wait until the zygote can fork the next one."""

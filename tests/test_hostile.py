@@ -78,7 +78,7 @@ HARM = (
     "        open(_ruta, 'a').write('# trampa\\n')\n"
     "    except OSError:\n"
     "        pass\n"
-    f"subprocess.Popen(['sh', '-c', 'exec -a {MARKER} sleep 600'], start_new_session=True)\n"
+    f"subprocess.Popen(['sh', '-c', 'sleep 600; : {MARKER}'], start_new_session=True)\n"
     "if os.fork() == 0:\n"
     "    os.setsid()\n"
     "    import time\n"

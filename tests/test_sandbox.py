@@ -1,0 +1,133 @@
+"""The sealed kernel and the plain-data calls across its boundary, tested directly."""
+
+import subprocess
+
+import pytest
+import torch
+
+from autograder import checks, sandbox
+from autograder.course import PACKAGE_DIR, ROOT, SOLUTIONS
+from autograder.remote import ProtocolError, Timeout
+from autograder.sandbox import KernelDied, Sandbox, SandboxUnavailable
+
+
+@pytest.fixture(scope="module")
+def box():
+    started = Sandbox()
+    yield started
+    started.close()
+
+
+@pytest.fixture
+def kernel(box):
+    sealed = box.new_kernel()
+    yield sealed
+    sealed.close()
+
+
+def printed(outputs):
+    return "".join(o.get("text", "") for o in outputs if o["output_type"] == "stream")
+
+
+def test_the_kernel_sees_no_course_no_network_and_is_not_root(kernel):
+    code = (
+        "import os, socket\n"
+        f"print([os.path.exists(p) for p in ['{SOLUTIONS}', '{ROOT}/gradebook.db', '{ROOT}/README.md']])\n"
+        "print(os.getuid() != 0, os.path.exists('/proc/1'))\n"
+        "try:\n"
+        "    socket.create_connection(('127.0.0.1', 22), timeout=1)\n"
+        "except OSError as error:\n"
+        "    print('sin red:', error.errno)\n"
+        f"try:\n    open('{PACKAGE_DIR}/checks.py', 'a')\nexcept OSError as error:\n    print('solo lectura')\n"
+    )
+    text = printed(kernel.run(code, 10))
+    assert "[False, False, False]" in text
+    assert "True False" in text
+    assert "sin red:" in text and "solo lectura" in text
+
+
+def test_tmp_is_private_and_processes_die_with_their_kernel(box):
+    first = box.new_kernel()
+    first.run(
+        "open('/tmp/secreto', 'w').write('x')\nimport subprocess\n"
+        "subprocess.Popen(['sh', '-c', 'sleep 300; : curso-prueba-huerfano'], start_new_session=True)",
+        10,
+    )
+    assert subprocess.run(["pgrep", "-f", "curso-prueba-huerfano"], capture_output=True).returncode == 0
+    first.close()
+    assert subprocess.run(["pgrep", "-f", "curso-prueba-huerfano"], capture_output=True).returncode == 1
+    second = box.new_kernel()
+    try:
+        assert "False" in printed(second.run("import os\nprint(os.path.exists('/tmp/secreto'))", 10))
+    finally:
+        second.close()
+
+
+def test_autograd_crosses_the_boundary(kernel):
+    kernel.run("def d(a, b):\n    return a * b + a\n", 10)
+    d = kernel.peer.get("d")
+    a = torch.tensor(2.0, dtype=torch.float64, requires_grad=True)
+    b = torch.tensor(3.0, dtype=torch.float64, requires_grad=True)
+    result = d(a, b)
+    checks.check_properties(result, requires_grad=True, is_leaf=False, grad_fn="AddBackward0")
+    result.backward()
+    assert (a.grad.item(), b.grad.item()) == (4.0, 2.0)
+
+
+def test_a_graph_built_by_the_grader_is_rebuilt_in_the_kernel(kernel):
+    kernel.run(
+        "def nombres(t):\n    salida, nodo = [], t.grad_fn\n"
+        "    while nodo is not None:\n        salida.append(type(nodo).__name__)\n"
+        "        siguientes = [n for n, _ in nodo.next_functions if n is not None]\n"
+        "        nodo = siguientes[0] if siguientes else None\n    return salida\n",
+        10,
+    )
+    x = torch.tensor(0.5, requires_grad=True)
+    from autograder.remote import Recorder
+
+    with Recorder():
+        t = (x.sin() * 3).exp()
+    assert kernel.peer.get("nombres")(t) == ["ExpBackward0", "MulBackward0", "SinBackward0", "AccumulateGrad"]
+
+
+def test_effects_on_leaves_come_back(kernel):
+    kernel.run(
+        "import torch\ndef paso(w):\n    (w * w).sum().backward()\n"
+        "    with torch.no_grad():\n        w -= 0.5 * w.grad\n    return None\n",
+        10,
+    )
+    w = torch.tensor([1.0, -2.0], dtype=torch.float64, requires_grad=True)
+    kernel.peer.get("paso")(w)
+    assert w.grad.tolist() == [2.0, -4.0] and w.tolist() == [0.0, 0.0]
+    assert w.is_leaf and w.requires_grad
+
+
+def test_a_function_passed_to_the_student_is_called_back_with_autograd(kernel):
+    kernel.run("def vjp(f, x, v):\n    x = x.detach().requires_grad_()\n    f(x).backward(v)\n    return x.grad\n", 10)
+    x = torch.tensor([0.3, -1.2, 2.0], dtype=torch.float64)
+    v = torch.tensor([1.0, 2.0, -1.0], dtype=torch.float64)
+    result = kernel.peer.get("vjp")(lambda t: torch.sin(t) * t, x, v)
+    torch.testing.assert_close(result, (torch.cos(x) * x + torch.sin(x)) * v)
+
+
+def test_calls_that_never_end_are_interrupted(kernel):
+    kernel.run("def lenta(x):\n    while True:\n        pass\n", 10)
+    kernel.deadline, kernel.call_limit = None, 1
+    with pytest.raises(Timeout):
+        kernel.peer.call_timeout = 1
+        kernel.peer.get("lenta")(1)
+    assert "sigo" in printed(kernel.run("print('sigo')", 10))
+
+
+def test_garbage_from_the_kernel_is_a_protocol_error_not_a_crash(kernel):
+    garbage = "import os\nfor fd in range(3, 40):\n    try:\n        os.write(fd, b'\\x00\\x00\\x00\\x05nojso')\n"
+    garbage += "    except OSError:\n        pass\n"
+    with pytest.raises((ProtocolError, KernelDied)):
+        kernel.run(garbage, 10)
+        kernel.run("print(1)", 10)
+
+
+def test_without_bubblewrap_the_error_is_spanish_and_says_what_to_do(monkeypatch):
+    monkeypatch.setattr(sandbox.shutil, "which", lambda name: None)
+    with pytest.raises(SandboxUnavailable, match=r"apt-get install bubblewrap.*--sin-aislamiento"):
+        sandbox.bwrap_command(61000)
