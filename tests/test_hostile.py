@@ -88,10 +88,8 @@ HARM = (
 
 PRINTS_A_LOT = "\nprint('x' * 200_000)\nfor _i in range(2000):\n    print('línea', _i)\n"
 
-# A last cell that blocks SIGINT and never ends: the interrupt cannot stop it, only a kill.
-UNINTERRUPTIBLE = (
-    "import signal, time\nsignal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGINT])\nwhile True:\n    time.sleep(1)\n"
-)
+# A last cell that ignores SIGINT and never ends (like C code that never returns): only a kill stops it.
+UNINTERRUPTIBLE = "import signal, time\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nwhile True:\n    time.sleep(1)\n"
 
 AUTOGRAD_GRAD = '''
 def gradiente_polinomio(x):
