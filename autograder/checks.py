@@ -54,6 +54,29 @@ def fail(message, hint=None):
     raise CheckFailure(message)
 
 
+CALL_LIMIT = 5  # seconds for one call to a student's function
+
+
+def call_text(name, args, kwargs):
+    """``nombre(arg, ...)`` as the student would read it."""
+    shown = ", ".join([*map(describe, args), *(f"{k}={describe(v)}" for k, v in kwargs.items())])
+    return f"{name}({shown[:300]})"
+
+
+def student_raised(call, kind, message):
+    """Fail with one Spanish line for a call to the student's code that raised ``kind``."""
+    if kind == "NotImplementedError":
+        fail(
+            f"todavía no has escrito tu respuesta: {call} lanza NotImplementedError.",
+            "borra la línea raise NotImplementedError() y escribe tu código.",
+        )
+    fail(f"{call} lanzó {kind}: {message}.")
+
+
+def student_too_slow(call):
+    fail(f"{call} no terminó dentro del tiempo límite ({CALL_LIMIT} s).", "revisa tus bucles: ¿alguno no termina?")
+
+
 def _mismatch(name, expected, came, hint):
     """Fail saying what was expected and what came (worded to fit any ``name``, «el» or «la»)."""
     fail(f"{name} no coincide con lo esperado: se esperaba {expected}, pero llegó {came}.", hint)

@@ -40,7 +40,8 @@ def is_test_cell(cell):
 
 def gradebook_url(workspace):
     """The nbgrader gradebook of a grading workspace."""
-    return f"sqlite:///{Path(workspace) / 'gradebook.db'}"
+    # Parallel workers write to it at once: each waits for the others' short transactions.
+    return f"sqlite:///{Path(workspace) / 'gradebook.db'}?timeout=60"
 
 
 def workspace_notebook(workspace, step, student, lesson_id):
@@ -122,6 +123,7 @@ def nbgrader_api(root, release=NOTEBOOKS, sealed=True):
     config = nbgrader_config()
     config.SandboxedExecute.sealed = sealed
     config.CourseDirectory.root = str(Path(root).resolve())
+    config.CourseDirectory.db_url = gradebook_url(Path(root).resolve())
     config.CourseDirectory.source_directory = str(SOLUTIONS)
     config.CourseDirectory.release_directory = str(Path(release).resolve())
     config.Application.log_level = logging.WARNING

@@ -14,6 +14,7 @@ from nbgrader.preprocessors import NbGraderPreprocessor
 from traitlets import Bool, Integer
 
 from autograder.course import is_test_cell
+from autograder.kernel import OUTPUT_LIMIT
 from autograder.remote import ProtocolError, Timeout
 from autograder.sandbox import KernelDied, Sandbox
 from autograder.verdict import run_test_cell
@@ -43,9 +44,15 @@ def _text(value, limit=100_000):
 
 
 def to_outputs(raw, count):
-    """nbformat outputs from what a kernel sent: only known types and plain text survive."""
+    """nbformat outputs from what a kernel sent: only known types and plain text survive, up to
+    ``OUTPUT_LIMIT`` characters in all (the kernel is supposed to cut them, but it is not trusted)."""
     outputs = []
+    budget = OUTPUT_LIMIT
     for item in raw if isinstance(raw, list) else []:
+        budget -= len(str(item)) if isinstance(item, dict) else 0
+        if budget < 0:
+            outputs.append(new_output("stream", name="stderr", text="[salida recortada]\n"))
+            break
         kind = item.get("output_type") if isinstance(item, dict) else None
         if kind not in OUTPUT_TYPES:
             continue

@@ -17,10 +17,10 @@ import time
 
 from nbformat.v4 import new_output
 
-from autograder.checks import CheckFailure, describe, fail
+from autograder.checks import CALL_LIMIT, CheckFailure, call_text, student_raised, student_too_slow
 from autograder.remote import ProtocolError, Recorder, RemoteCallable, RemoteError, Timeout, Unsendable
 
-CALL_LIMIT = 10  # seconds for one call to a student's function
+MAGIC = "%%comprobar"  # in the student's kernel, the cell magic of autograder.selfcheck
 CELL_LIMIT = 60  # seconds for all the calls of one test cell
 
 
@@ -31,19 +31,12 @@ class StudentFunction:
         self.proxy, self.__name__ = proxy, proxy.__name__
 
     def __call__(self, *args, **kwargs):
-        shown = ", ".join([*map(describe, args), *(f"{k}={describe(v)}" for k, v in kwargs.items())])
-        call = f"{self.__name__}({shown[:300]})"
         try:
             return self.proxy(*args, **kwargs)
-        except Timeout as error:
-            fail(f"{call} no terminó: {error}.", "revisa tus bucles: ¿alguno puede no terminar nunca?")
+        except Timeout:
+            student_too_slow(call_text(self.__name__, args, kwargs))
         except RemoteError as error:
-            if error.kind == "NotImplementedError":
-                fail(
-                    f"todavía no has escrito tu respuesta: {self.__name__} lanza NotImplementedError.",
-                    "borra la línea raise NotImplementedError() y escribe tu código.",
-                )
-            fail(f"{call} lanzó {error.kind}: {error}.")
+            student_raised(call_text(self.__name__, args, kwargs), error.kind, error)
 
     def __repr__(self):
         return f"<función {self.__name__}>"
@@ -73,6 +66,7 @@ def _error(ename, evalue):
 
 def run_test_cell(source, kernel, name="celda de pruebas"):
     """Run a test cell against a sealed kernel; return its outputs (a failure is an error output)."""
+    source = "\n".join(line for line in source.split("\n") if line.strip() != MAGIC)
     printed = io.StringIO()
     kernel.deadline = time.monotonic() + CELL_LIMIT
     kernel.call_limit = CALL_LIMIT

@@ -190,3 +190,16 @@ def test_failures_are_one_spanish_line_with_a_hint():
     assert message.endswith("Pista: revisa la regla de la cadena")
     rendered = caught.value._render_traceback_()
     assert len(rendered) == 1 and "✗" in rendered[0] and "Traceback" not in rendered[0]
+
+
+def test_the_self_check_turns_a_template_a_crash_and_a_loop_into_spanish_lines():
+    from autograder import selfcheck
+
+    notebook = {"__name__": "__main__"}
+    exec("def plantilla(x):\n    raise NotImplementedError()\n", notebook)
+    exec("def rota(x):\n    return x.nada\n", notebook)
+    exec("def lenta(x):\n    while True:\n        pass\n", notebook)
+    cases = [("plantilla", "todavía no has escrito"), ("rota", "lanzó AttributeError"), ("lenta", "tiempo límite")]
+    for name, message in cases:
+        with pytest.raises(CheckFailure, match=message):
+            exec(f"{name}(1)", selfcheck._Namespace(notebook))
