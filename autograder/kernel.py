@@ -3,7 +3,7 @@
 This program is started by :mod:`autograder.sandbox` inside bubblewrap and never sees the
 grading workspace. It does the slow imports (torch, matplotlib, torchviz, IPython) once;
 for each submission it forks a process that enters new user, mount, PID, IPC, network
-and UTS namespaces, gets its own empty ``/tmp``, loses ``/proc``, every capability and
+and UTS namespaces, gets its own empty ``/trabajo``, loses ``/proc``, every capability and
 its resource limits, and only then runs the student's cells. When the grader is done,
 or the kernel dies, everything that process started dies with its PID namespace.
 
@@ -36,7 +36,10 @@ LIMITS = {
     resource.RLIMIT_FSIZE: 64 * 1024**2,  # largest file it can write
     resource.RLIMIT_CORE: 0,
 }
-TMP_SIZE = "256m"
+# The only writable folder: a fresh one in memory for every kernel (also its home and TMPDIR).
+# Not /tmp, which may hold the course itself (a clone in /tmp): it stays read-only.
+SCRATCH = "/trabajo"
+SCRATCH_SIZE = "256m"
 OUTPUT_LIMIT = 1024**2  # characters of output kept per cell
 
 _libc = ctypes.CDLL(None, use_errno=True)
@@ -87,21 +90,23 @@ def enter_namespaces():
 
 
 def seal(sealed):
-    """Private ``/tmp`` and ``/dev/shm``, no ``/proc``, limits, no capabilities: then student code may run.
-
-    Unsealed (``--sin-aislamiento``), only the limits and a fresh working folder remain.
-    """
+    """A private, empty ``/trabajo`` and ``/dev/shm``, no ``/proc``, limits, no capabilities:
+    then student code may run. Unsealed (``--sin-aislamiento``), only the limits and a fresh
+    working folder remain."""
     if sealed:
-        _mount_tmpfs("/tmp", TMP_SIZE)
+        _mount_tmpfs(SCRATCH, SCRATCH_SIZE)
         _mount_tmpfs("/dev/shm", "64m")
         _mount_tmpfs("/proc", "1m")
+        home = SCRATCH
+    else:
+        home = tempfile.mkdtemp(prefix="curso-kernel-")
     for limit, value in LIMITS.items():
         resource.setrlimit(limit, (value, value))
     if sealed:
         _drop_capabilities()
-    home = tempfile.mkdtemp(prefix="curso-kernel-")
     os.chdir(home)
-    os.environ.update(HOME=home, MPLCONFIGDIR=os.path.join(home, ".matplotlib"))
+    os.environ.update(HOME=home, TMPDIR=home, MPLCONFIGDIR=os.path.join(home, ".matplotlib"))
+    tempfile.tempdir = None  # forget the zygote's choice: use TMPDIR
 
 
 def warm_up():

@@ -4,7 +4,8 @@ A :class:`Sandbox` is one bubblewrap container per grading worker, started once:
 the system read-only (``/usr``, the libraries, Python and the course's virtual
 environment, the ``autograder`` package), and nothing of the course or the grading
 workspace: no ``solutions/``, no gradebook, no submissions, feedback or reports. It has no
-network, its own PID namespace, an empty ``/tmp`` and no capabilities, and it runs as an
+network, its own PID namespace, one writable folder (``/trabajo``, in memory) and no
+capabilities, and it runs as an
 unprivileged user. Inside, :mod:`autograder.kernel` imports torch and the rest once and
 forks one :class:`SealedKernel` per submission, which enters namespaces of its own (so
 two submissions never share a file, a process or a socket) and is killed, with
@@ -19,6 +20,7 @@ import time
 from pathlib import Path
 
 from autograder.course import PACKAGE_DIR
+from autograder.kernel import SCRATCH
 from autograder.remote import Channel, Peer, PeerGone, ProtocolError, Timeout, drain
 
 START_TIMEOUT = 120
@@ -71,10 +73,10 @@ def bwrap_command(uid):
     else:  # an ordinary user: bubblewrap needs a user namespace, and we already are unprivileged
         command += ["--unshare-user"]
     command += ["--clearenv", "--setenv", "PATH", "/usr/local/bin:/usr/bin:/bin"]
-    command += ["--setenv", "LANG", "C.UTF-8", "--setenv", "MPLBACKEND", "agg", "--setenv", "HOME", "/tmp"]
+    command += ["--setenv", "LANG", "C.UTF-8", "--setenv", "MPLBACKEND", "agg", "--setenv", "HOME", SCRATCH]
+    command += ["--setenv", "TMPDIR", SCRATCH, "--setenv", "MPLCONFIGDIR", f"{SCRATCH}/.matplotlib"]
     command += ["--setenv", "PYTHONDONTWRITEBYTECODE", "1", "--setenv", "OMP_NUM_THREADS", "1"]
-    command += ["--setenv", "MPLCONFIGDIR", "/tmp/.matplotlib", "--dev", "/dev", "--proc", "/proc"]
-    command += ["--perms", "1777", "--tmpfs", "/tmp", "--chdir", "/tmp"]
+    command += ["--dev", "/dev", "--proc", "/proc", "--perms", "1777", "--tmpfs", SCRATCH, "--chdir", SCRATCH]
     made = set()
     for path in [Path(p) for p in SYSTEM_PATHS if os.path.lexists(p)] + _python_paths():
         for parent in reversed(path.parents):

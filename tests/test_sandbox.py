@@ -46,10 +46,10 @@ def test_the_kernel_sees_no_course_no_network_and_is_not_root(kernel):
     assert "sin red:" in text and "solo lectura" in text
 
 
-def test_tmp_is_private_and_processes_die_with_their_kernel(box):
+def test_the_work_folder_is_private_and_processes_die_with_their_kernel(box):
     first = box.new_kernel()
     first.run(
-        "open('/tmp/secreto', 'w').write('x')\nimport subprocess\n"
+        "open('secreto', 'w').write('x')\nimport subprocess\n"
         "subprocess.Popen(['sh', '-c', 'sleep 300; : curso-prueba-huerfano'], start_new_session=True)",
         10,
     )
@@ -58,7 +58,8 @@ def test_tmp_is_private_and_processes_die_with_their_kernel(box):
     assert subprocess.run(["pgrep", "-f", "curso-prueba-huerfano"], capture_output=True).returncode == 1
     second = box.new_kernel()
     try:
-        assert "False" in printed(second.run("import os\nprint(os.path.exists('/tmp/secreto'))", 10))
+        text = printed(second.run("import os, tempfile\nprint(os.getcwd(), tempfile.gettempdir(), os.listdir())", 10))
+        assert text.strip() == "/trabajo /trabajo ['.ipython']"  # nothing of the first kernel
     finally:
         second.close()
 
