@@ -69,6 +69,9 @@ def automatic_scores(workspace, students):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--entregas", type=int, default=16, help="cuántas entregas (por defecto 16)")
+    parser.add_argument(
+        "--procesos", type=int, default=None, help="entregas a la vez en curso (por defecto, una por núcleo)"
+    )
     parser.add_argument("--directorio", type=Path, default=None, help="carpeta de trabajo (por defecto, temporal)")
     args = parser.parse_args()
     root = args.directorio or Path(tempfile.mkdtemp(prefix="velocidad-"))
@@ -78,7 +81,7 @@ def main():
 
     ours = root / "curso"
     started = time.perf_counter()
-    batch.run(root / "entregas", ours, LESSON)
+    batch.run(root / "entregas", ours, LESSON, workers=args.procesos)
     curso_seconds = time.perf_counter() - started
 
     plain = root / "nbgrader"
@@ -90,7 +93,9 @@ def main():
     ours_scores, plain_scores = automatic_scores(ours, students), automatic_scores(plain, students)
     different = {s: (ours_scores[s], plain_scores[s]) for s in students if ours_scores[s] != plain_scores[s]}
     cores = os.cpu_count()
-    print(f"Entregas de {LESSON}: {len(students)} ({', '.join(SCENARIOS[k][0] for k in KINDS)}); núcleos: {cores}")
+    workers = args.procesos or cores
+    print(f"Entregas de {LESSON}: {len(students)} ({', '.join(SCENARIOS[k][0] for k in KINDS)})")
+    print(f"Núcleos: {cores}; curso califica {workers} a la vez")
     print(f"curso calificar (con retroalimentación e informes): {curso_seconds:.1f} s")
     print(f"nbgrader autograde sin cambios (solo calificación): {nbgrader_seconds:.1f} s")
     print(
