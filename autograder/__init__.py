@@ -1,1 +1,14 @@
-"""Gradientes en PyTorch: comprobaciones para las lecciones y herramientas del instructor."""
+"""Gradientes en PyTorch: comprobaciones para las lecciones y herramientas del instructor.
+
+The path a submission takes through ``curso calificar`` (:mod:`autograder.batch`):
+
+1. collect: :mod:`autograder.submissions` finds each notebook in a folder or LMS zip;
+2. sandboxed run: :mod:`autograder.execute` (nbgrader's execution step) runs the student's cells
+   in a sealed kernel: :mod:`autograder.sandbox` is the security boundary, :mod:`autograder.kernel`
+   and :mod:`autograder.runner` what runs inside it, :mod:`autograder.remote` the plain-data wire;
+3. verdict: :mod:`autograder.verdict` runs the test cells in the grader, against the kernel;
+4. gradebook: :mod:`autograder.grade` lets nbgrader save the scores and write the feedback;
+5. reports: :mod:`autograder.report` writes the CSV and the plots.
+
+The lessons use :mod:`autograder.checks`, :mod:`autograder.selfcheck` and :mod:`autograder.plots`.
+"""
