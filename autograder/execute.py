@@ -32,11 +32,19 @@ _sandboxes = {}
 
 
 def sandbox(sealed=True):
-    """This process's sandbox (started on first use, closed at exit)."""
-    if sealed not in _sandboxes:
-        _sandboxes[sealed] = Sandbox(sealed=sealed)
-        atexit.register(_sandboxes[sealed].close)
-    return _sandboxes[sealed]
+    """This process's sandbox (started on first use, started again if a submission killed it)."""
+    current = _sandboxes.get(sealed)
+    if current is None or not current.alive():
+        if current is not None:
+            current.close()
+        current = _sandboxes[sealed] = Sandbox(sealed=sealed)
+    return current
+
+
+@atexit.register
+def _close_sandboxes():
+    for current in _sandboxes.values():
+        current.close()
 
 
 def _text(value, limit=100_000):
@@ -81,7 +89,11 @@ class SandboxedExecute(NbGraderPreprocessor):
     sealed = Bool(True, help="Aislar el código del estudiante con bubblewrap.").tag(config=True)
 
     def preprocess(self, nb, resources):
-        kernel = sandbox(self.sealed).new_kernel()
+        try:
+            kernel = sandbox(self.sealed).new_kernel()
+        except ProtocolError:  # the previous submission took the whole sandbox down: start another
+            _sandboxes.pop(self.sealed).close()
+            kernel = sandbox(self.sealed).new_kernel()
         try:
             count = 0
             for cell in nb.cells:

@@ -93,6 +93,8 @@ def seal(sealed):
     """A private, empty ``/trabajo`` and ``/dev/shm``, no ``/proc``, limits, no capabilities:
     then student code may run. Unsealed (``--sin-aislamiento``), only the limits and a fresh
     working folder remain."""
+    with open("/proc/self/oom_score_adj", "w") as file:
+        file.write("1000")  # if memory runs out, the kernel goes first, not the zygote or the grader
     if sealed:
         _mount_tmpfs(SCRATCH, SCRATCH_SIZE)
         _mount_tmpfs("/dev/shm", "64m")

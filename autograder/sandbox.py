@@ -12,10 +12,13 @@ two submissions never share a file, a process or a socket) and is killed, with
 everything it started, when its grading ends. See ``kernel.LIMITS`` for its limits.
 """
 
+import contextlib
+import functools
 import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -24,6 +27,7 @@ from autograder.kernel import SCRATCH
 from autograder.remote import Channel, Peer, PeerGone, ProtocolError, Timeout, drain
 
 START_TIMEOUT = 120
+MEMORY_PER_WORKER = 6 * 1024**3  # a kernel (4 GiB of address space) and the zygote it came from
 # Read-only system paths the kernel needs: programs, libraries, fonts, time zones, user names.
 SYSTEM_PATHS = [
     "/usr",
@@ -80,7 +84,7 @@ def bwrap_command(uid):
     made = set()
     for path in [Path(p) for p in SYSTEM_PATHS if os.path.lexists(p)] + _python_paths():
         for parent in reversed(path.parents):
-            if str(parent) != "/" and parent not in made and not any(p in made for p in [path]):
+            if str(parent) != "/" and parent not in made:
                 command += ["--perms", "0755", "--dir", str(parent)]
                 made.add(parent)
         command += ["--ro-bind", str(path), str(path)]
@@ -145,11 +149,43 @@ class SealedKernel:
         self.sandbox.wait_ready()
 
 
+def _memory_cgroup(name):
+    """A memory cgroup capped at ``MEMORY_PER_WORKER`` (cgroup v1 or v2), or None where we may not make one.
+
+    Each kernel's address space is capped by an rlimit, but its forked children each get their
+    own: the cgroup caps them all together, so one submission cannot exhaust the machine.
+    """
+    lines = Path("/proc/self/cgroup").read_text().splitlines()
+    places = {kind: path for _, kind, path in (line.split(":", 2) for line in lines)}
+    if "memory" in places:
+        folder, limit_file = (
+            Path("/sys/fs/cgroup/memory") / places["memory"].lstrip("/") / name,
+            "memory.limit_in_bytes",
+        )
+    elif "" in places:
+        folder, limit_file = Path("/sys/fs/cgroup") / places[""].lstrip("/") / name, "memory.max"
+    else:
+        return None
+    try:
+        folder.mkdir()
+        (folder / limit_file).write_text(str(MEMORY_PER_WORKER))
+    except OSError:
+        return None
+    return folder
+
+
+def _join(cgroup):
+    """In the child, before bubblewrap starts: enter the worker's memory cgroup."""
+    if cgroup is not None:
+        (cgroup / "cgroup.procs").write_text("0")
+
+
 class Sandbox:
     """A worker's bubblewrap container, with torch already imported, that forks sealed kernels."""
 
     def __init__(self, worker=0, sealed=True):
         uid = 61000 + (os.getpid() * 8 + worker) % 30000
+        self.cgroup = _memory_cgroup(f"curso-{os.getpid()}-{worker}")
         self.requests_r, self.requests_w = os.pipe()
         self.replies_r, self.replies_w = os.pipe()
         self.control_r, self.control_w = os.pipe()
@@ -160,8 +196,14 @@ class Sandbox:
             command = [*bwrap_command(uid), ",".join(map(str, inner)), user]
         else:
             command = [sys.executable, "-m", "autograder.kernel", ",".join(map(str, inner)), "-"]
+        self.errors = tempfile.TemporaryFile()
         self.process = subprocess.Popen(
-            command, pass_fds=inner, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+            command,
+            pass_fds=inner,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=self.errors,
+            preexec_fn=functools.partial(_join, self.cgroup),
         )
         for fd in inner:
             os.close(fd)
@@ -171,7 +213,8 @@ class Sandbox:
             self._expect("ready", START_TIMEOUT)
         except (Timeout, ProtocolError):
             self.process.kill()
-            detail = self.process.stderr.read().decode(errors="replace").strip()[-800:]
+            self.errors.seek(0)
+            detail = self.errors.read().decode(errors="replace").strip()[-800:]
             raise SandboxUnavailable(
                 "no se pudo crear el entorno aislado (bubblewrap) para ejecutar las entregas"
                 + (f": {detail}" if detail else ".")
@@ -204,8 +247,17 @@ class Sandbox:
             self._expect("exit", START_TIMEOUT)
         self._expect("ready", START_TIMEOUT)
 
+    def alive(self):
+        return self.process.poll() is None
+
     def close(self):
         for fd in (self.requests_w, self.replies_r, self.control_w, self.status_r):
             os.close(fd)
         self.process.kill()
         self.process.wait()
+        self.errors.close()
+        for _ in range(50 if self.cgroup is not None else 0):  # its last processes take a moment to leave
+            with contextlib.suppress(OSError):
+                self.cgroup.rmdir()
+                break
+            time.sleep(0.1)

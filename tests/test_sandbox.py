@@ -132,3 +132,26 @@ def test_without_bubblewrap_the_error_is_spanish_and_says_what_to_do(monkeypatch
     monkeypatch.setattr(sandbox.shutil, "which", lambda name: None)
     with pytest.raises(SandboxUnavailable, match=r"apt-get install bubblewrap.*--sin-aislamiento"):
         sandbox.bwrap_command(61000)
+
+
+def test_forked_children_share_one_memory_cap(box):
+    if box.cgroup is None:
+        pytest.skip("este sistema no permite crear un cgroup de memoria")
+    hog = box.new_kernel()
+    code = (
+        "import os, time, numpy\n"
+        "for _ in range(3):\n"
+        "    if os.fork() == 0:\n"
+        "        numpy.ones(int(2.5 * 1024**3 // 8))  # 2.5 GiB each, 7.5 GiB in all\n"
+        "        time.sleep(20)\n"
+        "        os._exit(0)\n"
+        "time.sleep(6)\n"
+        "print('sigo vivo')\n"
+    )
+    try:
+        assert "sigo vivo" in printed(hog.run(code, 30))
+        peak_file = next(n for n in ("memory.max_usage_in_bytes", "memory.peak") if (box.cgroup / n).exists())
+        peak = int((box.cgroup / peak_file).read_text())
+        assert peak <= sandbox.MEMORY_PER_WORKER
+    finally:
+        hog.close()
