@@ -19,7 +19,7 @@ test: instalar
 
 instalar: $(INSTALADO)
 
-$(INSTALADO): requirements.txt pyproject.toml assets/jupyterlab/overrides.json
+$(INSTALADO): requirements.txt pyproject.toml assets/jupyterlab/overrides.json autograder/lab_setup.py
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet -r requirements.txt
 	$(BIN)/python -m pip install --quiet --no-deps --no-build-isolation -e .

@@ -48,6 +48,17 @@ def install_nbgrader_config(prefix=Path(sys.prefix)):
     return target
 
 
+def install_kernel_extension(prefix=Path(sys.prefix)):
+    """Load ``autograder.selfcheck`` in every kernel: ``%%comprobar`` works even before the imports cell."""
+    target = prefix / "etc" / "ipython" / "ipython_kernel_config.py"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(
+        "c = get_config()  # noqa: F821\nc.InteractiveShellApp.extensions = ['autograder.selfcheck']\n",
+        encoding="utf-8",
+    )
+    return target
+
+
 def disable_instructor_extensions():
     """Hide nbgrader's instructor tools (formgrader, create assignment...) from students."""
     jupyter = str(Path(sys.executable).with_name("jupyter"))
@@ -63,6 +74,7 @@ def main(argv=None):
     args = parser.parse_args(argv)
     print(f"Interfaz en español: {install_overrides()}")
     print(f"Configuración de nbgrader: {install_nbgrader_config()}")
+    print(f"Comprobaciones en cada kernel: {install_kernel_extension()}")
     if args.estudiante:
         disable_instructor_extensions()
         print("Extensiones del instructor desactivadas.")

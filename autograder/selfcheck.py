@@ -63,6 +63,11 @@ def comprobar(line, cell):
     exec(compile(cell, "<comprobación>", "exec"), _Namespace(get_ipython().user_ns))  # noqa: F821
 
 
+def load_ipython_extension(shell):
+    """IPython extension hook: ``lab_setup`` loads this module in every kernel of the course's environment."""
+    shell.register_magic_function(comprobar, magic_kind="cell", magic_name="comprobar")
+
+
 def register():
     """Make ``%%comprobar`` available in the running IPython kernel (done when this module is imported)."""
     try:
@@ -70,7 +75,7 @@ def register():
     except NameError:
         return
     if shell is not None:
-        shell.register_magic_function(comprobar, magic_kind="cell", magic_name="comprobar")
+        load_ipython_extension(shell)
 
 
 register()

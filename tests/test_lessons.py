@@ -119,3 +119,9 @@ def test_notebooks_folder_equals_a_fresh_regeneration(tmp_path):
         assert nbformat.reads((tmp_path / relative).read_text("utf-8"), 4) == read(NOTEBOOKS / relative), (
             f"notebooks/{relative} está desactualizado: ejecuta `curso generar`"
         )
+
+
+def test_the_self_check_magic_works_in_a_new_kernel_before_any_import():
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("%%comprobar\nprint('disponible')")])
+    NotebookClient(notebook, timeout=60, kernel_name="python3").execute()
+    assert notebook.cells[0].outputs[0]["text"] == "disponible\n"
