@@ -1,9 +1,12 @@
 """Collect submissions from a folder or an LMS zip into nbgrader's ``submitted/`` layout.
 
 Accepted layouts (also inside a zip, under any wrapping folders):
-``<alumno>/<leccion>/<leccion>.ipynb`` (nbgrader), ``<alumno>/<archivo>.ipynb`` (Moodle:
-``Nombre Apellido_123_assignsubmission_file_/.../<archivo>.ipynb``) and Canvas's flat
-``apellidonombre_<id>_<id>_<archivo>.ipynb``.
+``<alumno>/<leccion>/<leccion>.ipynb`` (nbgrader), ``<alumno>/<archivo>.ipynb`` (a folder per
+student), Moodle's folders ``Nombre Apellido_123_assignsubmission_file_/.../<archivo>.ipynb``
+and its flat files ``Nombre Apellido_123_assignsubmission_file_<archivo>.ipynb``, and Canvas's
+``apellidonombre_<usuario>_<entrega>_<archivo>.ipynb`` (``apellidonombre_LATE_…`` when late).
+The LMS's own participant or user number stays in the id, so namesakes never collide, and a
+late mark becomes a status instead of part of the id.
 """
 
 import errno
@@ -21,8 +24,12 @@ import nbformat
 
 IGNORED_PARTS = {"__MACOSX", ".ipynb_checkpoints"}
 MOODLE_FOLDER = re.compile(r"^(?P<name>.+?)_(?P<id>\d+)_assign(?:submission|ment)\w*$")
+MOODLE_FILE = re.compile(r"^(?P<name>.+?)_(?P<id>\d+)_assignsubmission_(?:file|onlinetext)_(?P<file>.+)$")
 LMS_IDS = re.compile(r"_\d+.*$")
-CANVAS_NAME = re.compile(r"^(?P<student>[a-z]+)_(?:late_)?\d+_\d+_")
+CANVAS_NAME = re.compile(r"^(?P<student>[a-z]+)_(?P<late>late_)?(?P<id>\d+)_\d+_(?P<file>.+)$", re.IGNORECASE)
+LATE = "entrega tardía (según el LMS)"
+# A zip that expands past these is refused (a zip bomb, or not a batch of notebooks).
+ZIP_LIMITS = {"bytes": 2 * 1024**3, "files": 20_000, "ratio": 200}
 
 
 @dataclass
@@ -63,8 +70,36 @@ def opened(source):
     if not zipfile.is_zipfile(source):
         raise ValueError(f"«{source}» no es una carpeta ni un archivo .zip.")
     with tempfile.TemporaryDirectory(prefix="curso-entregas-") as tmp, zipfile.ZipFile(source) as archive:
-        archive.extractall(tmp)  # ZipFile drops absolute paths and ".." from member names
+        _refuse_bombs(source, archive)
+        for info in archive.infolist():
+            info.filename = member_name(info)
+            archive.extract(info, tmp)  # ZipFile drops absolute paths and ".." from member names
         yield Path(tmp)
+
+
+def member_name(info):
+    """A zip member's real name. Without the UTF-8 flag, zipfile reads names as cp437, but the
+    common tools on Linux and macOS write UTF-8 there («Ana NuÃ±ez» is «Ana Núñez»), and
+    Windows in Spanish writes its OEM code page, cp850 (which has «Á», unlike cp437)."""
+    if info.flag_bits & 0x800:
+        return info.filename
+    raw = info.filename.encode("cp437")
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return raw.decode("cp850")
+
+
+def _refuse_bombs(source, archive):
+    members = archive.infolist()
+    expanded = sum(info.file_size for info in members)
+    packed = max(1, sum(info.compress_size for info in members))
+    if len(members) > ZIP_LIMITS["files"] or expanded > ZIP_LIMITS["bytes"] or expanded / packed > ZIP_LIMITS["ratio"]:
+        raise ValueError(
+            f"«{source}» se expandiría a {expanded / 1024**2:.0f} MiB en {len(members)} archivos "
+            f"(comprimido ocupa {packed / 1024**2:.1f} MiB): no parece un lote de cuadernos, así que no se abre. "
+            "Descarga de nuevo las entregas del LMS o descomprímelas tú en una carpeta y califica la carpeta."
+        )
 
 
 def _notebook_files(folder):
@@ -85,26 +120,33 @@ def identify(relative, lesson_ids, default_lesson=None):
     """Work out student and lesson for one notebook path relative to the submissions folder."""
     folders, stem = relative.parts[:-1], relative.stem
     lesson = next((part for part in folders if part in lesson_ids), None)
+    late = False
     if lesson is not None:
         index = folders.index(lesson)
         student = folders[index - 1] if index > 0 else LMS_IDS.sub("", stem)
     else:
         moodle = [part for part in folders if MOODLE_FOLDER.match(part)]
+        moodle_file = MOODLE_FILE.match(relative.name)
         canvas = CANVAS_NAME.match(relative.name)
         if moodle:
             student = moodle[-1]
+        elif moodle_file:
+            student, stem = f"{moodle_file['name']}_{moodle_file['id']}", Path(moodle_file["file"]).stem
         elif canvas:
-            student = canvas["student"]
+            student, stem = f"{canvas['student']}_{canvas['id']}", Path(canvas["file"]).stem
+            late = bool(canvas["late"])
         else:
             student = folders[-1] if folders else LMS_IDS.sub("", stem)
         lesson = _lesson_from_name(stem, lesson_ids) or default_lesson
     submission = Submission(student_id(student), lesson, relative)
+    if late:
+        submission.warnings.append(LATE)
     if lesson is None:
         known = ", ".join(lesson_ids)
         submission.problems.append(
             f"no se reconoce la lección de «{relative}»: el archivo debe llamarse como la lección ({known})."
         )
-    elif relative.name != f"{lesson}.ipynb":
+    elif stem != lesson:
         submission.warnings.append(f"el archivo se llamaba «{relative.name}»; se calificó como {lesson}.ipynb.")
     return submission
 

@@ -144,8 +144,58 @@ def test_a_missing_source_is_an_error(tmp_path):
         collect(text, tmp_path / "submitted", LESSONS)
 
 
-def test_canvas_flat_names(tmp_path):
-    write_notebook(tmp_path / "in" / f"garciaana_late_123_456_{LESSONS[1]}.ipynb")
+def test_canvas_flat_names_keep_the_user_number_and_lateness_is_a_status(tmp_path):
+    write_notebook(tmp_path / "in" / f"garciaana_LATE_123_456_{LESSONS[1]}.ipynb")
     write_notebook(tmp_path / "in" / f"pazbeto_124_457_{LESSONS[1]}-1.ipynb")
+    write_notebook(tmp_path / "in" / f"pazbeto_125_458_{LESSONS[1]}.ipynb")  # a namesake
     found = by_student(collect(tmp_path / "in", tmp_path / "submitted", LESSONS))
-    assert set(found) == {("garciaana", LESSONS[1]), ("pazbeto", LESSONS[1])}
+    assert set(found) == {("garciaana_123", LESSONS[1]), ("pazbeto_124", LESSONS[1]), ("pazbeto_125", LESSONS[1])}
+    assert found[("garciaana_123", LESSONS[1])].warnings == ["entrega tardía (según el LMS)"]
+    assert not found[("pazbeto_125", LESSONS[1])].warnings
+
+
+class _RawNameInfo(zipfile.ZipInfo):
+    """A member whose name is written in ``encoding`` without the UTF-8 flag, as many zip tools do."""
+
+    encoding = "utf-8"
+
+    def _encodeFilenameFlags(self):
+        return self.filename.encode(self.encoding), self.flag_bits & ~0x800
+
+
+def lms_zip(path, names, encoding):
+    notebook = nbformat.writes(new_notebook(cells=[new_code_cell("x = 1")]))
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name in names:
+            info = _RawNameInfo(name)
+            info.encoding = encoding
+            info.compress_type = zipfile.ZIP_DEFLATED
+            archive.writestr(info, notebook)
+    return path
+
+
+@pytest.mark.parametrize("encoding", ["utf-8", "cp850"])
+def test_zips_without_the_utf8_flag_keep_accents_and_numbers(tmp_path, encoding):
+    names = [
+        f"Ana Núñez_12345_assignsubmission_file_{LESSONS[0]}.ipynb",  # Moodle, flat
+        f"Ana Núñez_12346_assignsubmission_file_{LESSONS[0]}.ipynb",  # her namesake
+        f"María José Ávila_777_assignsubmission_file_/{LESSONS[0]}.ipynb",  # Moodle, a folder
+        f"nunezjose_LATE_2222_3333_{LESSONS[0]}.ipynb",  # Canvas, late
+    ]
+    found = by_student(collect(lms_zip(tmp_path / "lms.zip", names, encoding), tmp_path / "submitted", LESSONS))
+    assert set(found) == {
+        ("ana_nunez_12345", LESSONS[0]),
+        ("ana_nunez_12346", LESSONS[0]),
+        ("maria_jose_avila_777", LESSONS[0]),
+        ("nunezjose_2222", LESSONS[0]),
+    }
+    assert all(s.gradable for s in found.values())
+
+
+def test_a_zip_bomb_is_refused_with_a_clear_message(tmp_path):
+    bomb = tmp_path / "bomba.zip"
+    with zipfile.ZipFile(bomb, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr(f"ana/{LESSONS[0]}.ipynb", b"0" * (300 * 1024**2))
+    with pytest.raises(ValueError, match="no parece un lote de cuadernos"):
+        collect(bomb, tmp_path / "submitted", LESSONS)
+    assert not (tmp_path / "submitted").exists()
