@@ -8,7 +8,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from autograder import batch, release
+from autograder import batch, publish, release
 from autograder.course import NOTEBOOKS, ROOT, find_lesson
 from autograder.demo import build_demo
 from autograder.sandbox import SandboxUnavailable
@@ -64,6 +64,17 @@ def cmd_generar(args):
     for lesson in done:
         console.print(f"[green]✔[/green] {lesson.id}")
     console.print(f"Cuadernos del estudiante en [bold]{args.destino}[/bold] (con el índice {release.INDEX_NAME}).")
+
+
+def cmd_publicar(args):
+    edition = publish.build(args.destino)
+    console.print(f"[green]✔[/green] Edición del estudiante en [bold]{edition}[/bold].")
+    if args.rama:
+        commit = publish.commit_to_branch(edition, args.rama)
+        console.print(
+            f"[green]✔[/green] Rama [bold]{args.rama}[/bold] en {commit[:10]}; "
+            f"súbela con «git push origin {args.rama}»."
+        )
 
 
 def show_results(result):
@@ -143,6 +154,23 @@ def parser():
         help="ejecuta el código de los alumnos sin bubblewrap (solo si confías en todas las entregas)",
     )
     calificar.set_defaults(func=cmd_calificar)
+
+    publicar = commands.add_parser(
+        "publicar",
+        help="crea la edición del estudiante (sin soluciones ni pruebas ocultas)",
+        description="Crea la edición del estudiante: los cuadernos de notebooks/, las comprobaciones que importan, "
+        "binder/ y un README para estudiantes; nada de solutions/, de las pruebas ocultas ni de las herramientas "
+        "del instructor. Con --rama la guarda también como una rama de git lista para subir.",
+    )
+    publicar.add_argument(
+        "destino",
+        type=Path,
+        nargs="?",
+        default=ROOT.parent / f"{ROOT.name}-estudiantes",
+        help="carpeta de salida (por defecto, junto al repositorio: <curso>-estudiantes)",
+    )
+    publicar.add_argument("--rama", metavar="RAMA", help="guarda la edición como el siguiente commit de esta rama")
+    publicar.set_defaults(func=cmd_publicar)
 
     demo = commands.add_parser(
         "demo",

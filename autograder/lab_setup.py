@@ -10,8 +10,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from autograder.course import PACKAGE_DIR, ROOT
-
+# Also part of the student edition (``curso publicar``), which has no ``autograder.course``.
+PACKAGE_DIR = Path(__file__).resolve().parent
+ROOT = PACKAGE_DIR.parent
 OVERRIDES = ROOT / "assets" / "jupyterlab" / "overrides.json"
 INSTRUCTOR_LAB_PLUGINS = [
     "@jupyter/nbgrader:formgrader",
@@ -73,7 +74,8 @@ def main(argv=None):
     parser.add_argument("--estudiante", action="store_true", help="desactiva las extensiones del instructor")
     args = parser.parse_args(argv)
     print(f"Interfaz en español: {install_overrides()}")
-    print(f"Configuración de nbgrader: {install_nbgrader_config()}")
+    if (PACKAGE_DIR / "nbgrader_config.py").exists():  # the instructor's repository
+        print(f"Configuración de nbgrader: {install_nbgrader_config()}")
     print(f"Comprobaciones en cada kernel: {install_kernel_extension()}")
     if args.estudiante:
         disable_instructor_extensions()
