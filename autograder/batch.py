@@ -64,7 +64,7 @@ def _collect(source, workspace, lesson_id, console):
         workspace / "submitted",
         [lesson.id for lesson in available],
         default_lesson=lesson_id,
-        expected_ids={lesson.id: lesson.cell_ids() for lesson in lessons},
+        expected_cells={lesson.id: lesson.cell_metadata() for lesson in lessons},
     )
     skipped = [s for s in found if s.lesson not in (lesson_id, None)] if lesson_id else []
     if skipped:

@@ -80,10 +80,11 @@ class Lesson:
                 cells.append((meta.grade_id, float(meta.points), is_test_cell(cell)))
         return cells
 
-    def cell_ids(self):
-        """Every nbgrader cell id of the lesson (solutions, tests, read-only cells)."""
+    def cell_metadata(self):
+        """``{grade_id: nbgrader metadata}`` of every nbgrader cell of the lesson (answers, tests, read-only cells)."""
         notebook = nbformat.read(self.source, as_version=4)
-        return {cell.metadata["nbgrader"]["grade_id"] for cell in notebook.cells if "nbgrader" in cell.metadata}
+        cells = [cell for cell in notebook.cells if "nbgrader" in cell.metadata]
+        return {cell.metadata["nbgrader"]["grade_id"]: dict(cell.metadata["nbgrader"]) for cell in cells}
 
 
 def syllabus():

@@ -3,21 +3,27 @@
 :class:`SandboxedExecute` takes the place of nbgrader's ``Execute`` preprocessor: the
 student's cells run in a :class:`~autograder.sandbox.SealedKernel`, the test cells run
 in the grader (:mod:`autograder.verdict`), and the outputs land in the notebook for
-nbgrader to score, save and turn into feedback as usual. A cell that runs too long is
-interrupted; a kernel that dies keeps the points of the tests before it.
+nbgrader to score, save and turn into feedback as usual. Which cells are tests, and their
+code, come from the gradebook, never from the submission: a cell the student marked as a
+test with nbgrader metadata is still the student's code, and runs in the sealed kernel.
+A cell that runs too long is interrupted; a kernel that dies keeps the points of the
+tests before it.
 """
 
 import atexit
 
+import nbformat
 from nbformat.v4 import new_output
+from nbgrader.api import Gradebook
 from nbgrader.preprocessors import NbGraderPreprocessor
+from nbgrader.utils import is_solution
 from traitlets import Bool, Integer
 
-from autograder.course import is_test_cell
+from autograder.course import find_lesson
 from autograder.kernel import OUTPUT_LIMIT
 from autograder.remote import ProtocolError, Timeout
 from autograder.sandbox import KernelDied, Sandbox
-from autograder.verdict import run_test_cell
+from autograder.verdict import answer_names, run_test_cell
 
 KERNEL_DIED = (
     "El kernel se detuvo al ejecutar esta celda (¿os._exit, un fallo de memoria o un bucle que "
@@ -82,6 +88,20 @@ def _error(ename, message):
     return new_output("error", ename=ename, evalue=message, traceback=[f"{ename}: {message}"])
 
 
+def lesson_cells(resources):
+    """``{grade_id: code}`` of the lesson's test cells (from the gradebook), and the names that the
+    answer cells of the instructor's solution define (the only names a test cell takes from the kernel)."""
+    info = resources["nbgrader"]
+    with Gradebook(info["db_url"]) as gradebook:
+        notebook = gradebook.find_notebook(info["notebook"], info["assignment"])
+        answers = {cell.name for cell in notebook.solution_cells}
+        graded = {cell.name for cell in notebook.grade_cells if cell.cell_type == "code"} - answers
+        tests = {cell.name: cell.source for cell in notebook.source_cells if cell.name in graded}
+    solution = nbformat.read(find_lesson(info["assignment"]).source, as_version=4)
+    code = [cell.source for cell in solution.cells if is_solution(cell) and cell.cell_type == "code"]
+    return tests, set().union(*map(answer_names, code))
+
+
 class SandboxedExecute(NbGraderPreprocessor):
     """Run a submission in a sealed kernel; test cells are judged in the grader."""
 
@@ -89,6 +109,7 @@ class SandboxedExecute(NbGraderPreprocessor):
     sealed = Bool(True, help="Aislar el código del estudiante con bubblewrap.").tag(config=True)
 
     def preprocess(self, nb, resources):
+        tests, self.answer_names = lesson_cells(resources)
         try:
             kernel = sandbox(self.sealed).new_kernel()
         except ProtocolError:  # the previous submission took the whole sandbox down: start another
@@ -101,16 +122,18 @@ class SandboxedExecute(NbGraderPreprocessor):
                     continue
                 count += 1
                 cell.execution_count = count
-                cell.outputs = self._run(cell, kernel, count)
+                grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
+                cell.outputs = self._run(cell, kernel, count, tests.get(grade_id))
         finally:
             kernel.close()
         return nb, resources
 
-    def _run(self, cell, kernel, count):
+    def _run(self, cell, kernel, count, test_code):
+        """Run one cell: ``test_code`` (from the gradebook) in the grader, or the cell's own code in the kernel."""
         if kernel.dead:
             return [_error(KERNEL_DIED_NAME, NOT_RUN)]
-        if is_test_cell(cell):
-            outputs = run_test_cell(cell.source, kernel, cell.metadata.nbgrader.grade_id)
+        if test_code is not None:
+            outputs = run_test_cell(test_code, kernel, self.answer_names, cell.metadata.nbgrader.grade_id)
         else:
             try:
                 outputs = to_outputs(kernel.run(cell.source, self.timeout), count)

@@ -9,6 +9,7 @@ The LMS's own participant or user number stays in the id, so namesakes never col
 late mark becomes a status instead of part of the id.
 """
 
+import copy
 import errno
 import json
 import re
@@ -151,11 +152,14 @@ def identify(relative, lesson_ids, default_lesson=None):
     return submission
 
 
-def load(path, submission, expected_ids=None):
+def load(path, submission, expected_cells=None):
     """Read and validate a submitted notebook; record problems and return it (or ``None``).
 
-    ``expected_ids`` are the lesson's nbgrader cell ids: a notebook sharing none of them
-    belongs to another lesson, and duplicated ones (a copied test cell) are kept once.
+    ``expected_cells`` maps each nbgrader cell id of the lesson to its metadata in the source
+    notebook. A notebook sharing none of them belongs to another lesson. Every cell's nbgrader
+    metadata is taken from the lesson, never from the submission: a known id gets the lesson's
+    metadata (once: a copied test cell is kept once), and any other nbgrader metadata is dropped,
+    so a student cannot turn a cell of theirs into a test cell or change what a cell is worth.
     """
     try:
         content = json.loads(path.read_bytes())
@@ -176,18 +180,28 @@ def load(path, submission, expected_ids=None):
         return None
     seen = set()
     for cell in notebook.cells:
-        grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
-        if grade_id is None:
+        if "nbgrader" not in cell.metadata:
             continue
+        metadata = cell.metadata["nbgrader"]
+        grade_id = metadata.get("grade_id") if isinstance(metadata, dict) else None
         if grade_id in seen:
-            del cell.metadata["nbgrader"]
             submission.warnings.append(f"la celda {grade_id} estaba repetida; se calificó la primera.")
-        seen.add(grade_id)
-    if expected_ids and not seen & expected_ids:
+        elif expected_cells is not None and grade_id not in expected_cells:
+            submission.warnings.append(
+                "una celda llevaba marcas de nbgrader que no son de la lección; se trató como una celda normal."
+            )
+        else:
+            seen.add(grade_id)
+            if expected_cells is not None:
+                cell.metadata["nbgrader"] = copy.deepcopy(expected_cells[grade_id])
+            continue
+        del cell.metadata["nbgrader"]
+    if expected_cells and not seen & set(expected_cells):
         submission.problems.append(
             f"el cuaderno no tiene ninguna celda de {submission.lesson}: ¿es el de otra lección?"
         )
         return None
+    submission.warnings[:] = list(dict.fromkeys(submission.warnings))
     return notebook
 
 
@@ -204,17 +218,17 @@ def _deduplicate(submissions):
     return kept
 
 
-def collect(source, submitted_dir, lesson_ids, default_lesson=None, expected_ids=None):
+def collect(source, submitted_dir, lesson_ids, default_lesson=None, expected_cells=None):
     """Copy every recognisable submission under ``submitted_dir``; return them all, problems included.
 
-    ``expected_ids`` maps a lesson id to its nbgrader cell ids (see :func:`load`).
+    ``expected_cells`` maps a lesson id to its nbgrader cells' metadata (see :func:`load`).
     """
     submitted_dir = Path(submitted_dir)
-    expected_ids = expected_ids or {}
+    expected_cells = expected_cells or {}
     with opened(source) as folder:
         submissions = _deduplicate([identify(rel, lesson_ids, default_lesson) for rel in _notebook_files(folder)])
         for submission in submissions:
-            notebook = load(folder / submission.original, submission, expected_ids.get(submission.lesson))
+            notebook = load(folder / submission.original, submission, expected_cells.get(submission.lesson))
             if submission.gradable:
                 target = submitted_dir / submission.student / submission.lesson
                 shutil.rmtree(target, ignore_errors=True)

@@ -10,6 +10,7 @@ student's code does in its own process can change a verdict without computing th
 answers; and no hidden test or reference ever reaches that process.
 """
 
+import ast
 import builtins
 import contextlib
 import io
@@ -42,15 +43,37 @@ class StudentFunction:
         return f"<función {self.__name__}>"
 
 
-class StudentNames(dict):
-    """A test cell's globals: what the cell does not define is looked up in the student's kernel."""
+def answer_names(source):
+    """The names an answer cell defines at its top level (functions, classes, variables, imports)."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return set()
+    names = set()
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            names.add(node.name)
+        elif isinstance(node, ast.Assign | ast.AnnAssign | ast.AugAssign):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names |= {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+        elif isinstance(node, ast.Import | ast.ImportFrom):
+            names |= {(alias.asname or alias.name).split(".")[0] for alias in node.names}
+    return names
 
-    def __init__(self, kernel):
+
+class StudentNames(dict):
+    """A test cell's globals: the names the lesson's answer cells define come from the student's kernel.
+
+    Only those (``allowed``): a name the test cell forgot to import is an error, never the
+    student's object of that name.
+    """
+
+    def __init__(self, kernel, allowed):
         super().__init__()
-        self.kernel = kernel
+        self.kernel, self.allowed = kernel, allowed
 
     def __missing__(self, name):
-        if name in vars(builtins) or name.startswith("__"):
+        if name not in self.allowed or name in vars(builtins):
             raise KeyError(name)
         value = self.kernel.peer.get(name)
         if isinstance(value, RemoteCallable):
@@ -64,8 +87,11 @@ def _error(ename, evalue):
     return new_output("error", ename=ename, evalue=evalue, traceback=[line])
 
 
-def run_test_cell(source, kernel, name="celda de pruebas"):
-    """Run a test cell against a sealed kernel; return its outputs (a failure is an error output)."""
+def run_test_cell(source, kernel, allowed, name="celda de pruebas"):
+    """Run a test cell against a sealed kernel; return its outputs (a failure is an error output).
+
+    ``allowed`` are the names the cell may take from the kernel (see :func:`answer_names`).
+    """
     source = "\n".join(line for line in source.split("\n") if line.strip() != MAGIC)
     printed = io.StringIO()
     kernel.deadline = time.monotonic() + CELL_LIMIT
@@ -74,7 +100,7 @@ def run_test_cell(source, kernel, name="celda de pruebas"):
     try:
         code = compile(source, f"<{name}>", "exec")
         with contextlib.redirect_stdout(printed), Recorder():
-            exec(code, StudentNames(kernel))
+            exec(code, StudentNames(kernel, allowed))
     except CheckFailure as failure:
         error = _error("CheckFailure", str(failure))
     except Timeout as failure:

@@ -86,6 +86,13 @@ HARM = (
     "        time.sleep(1)\n"
 )
 
+# nbgrader metadata a student may forge to make a cell of theirs look like a test cell.
+FORGED_TESTS = [
+    {"grade": True, "solution": False, "locked": True, "points": 8, "grade_id": "inventada", "schema_version": 3},
+    {"grade": True, "solution": False, "locked": False, "points": 8, "schema_version": 3},
+    {"grade": True, "solution": False, "locked": False, "points": 0, "grade_id": "ej1_solucion", "schema_version": 3},
+]
+
 PRINTS_A_LOT = "\nprint('x' * 200_000)\nfor _i in range(2000):\n    print('línea', _i)\n"
 
 # A last cell that ignores SIGINT and never ends (like C code that never returns): only a kill stops it.
@@ -128,6 +135,11 @@ def graded(tmp_path_factory):
     notebook = blank(LESSON)
     _first_answer(notebook).source = HARM
     _write(folder, "dano", LESSON, notebook)
+    notebook = blank(LESSON)
+    for number, meta in enumerate(FORGED_TESTS):  # cells of its own, marked as test cells
+        code = f"open({str(workspace / f'celda_falsa_{number}')!r}, 'w').write('en el calificador')"
+        notebook.cells.insert(3, nbformat.v4.new_code_cell(code, metadata={"nbgrader": meta}))
+    _write(folder, "celda_falsa", LESSON, notebook)
     notebook = answered(LESSON)
     _first_answer(notebook).source += PRINTS_A_LOT
     _write(folder, "zz_imprime_mucho", LESSON, notebook)
@@ -144,7 +156,7 @@ def graded(tmp_path_factory):
     return result, before
 
 
-@pytest.mark.parametrize("student", [*TAMPERING, "dano"])
+@pytest.mark.parametrize("student", [*TAMPERING, "dano", "celda_falsa"])
 def test_tampering_earns_nothing(graded, student):
     result, _ = graded
     assert row(result, LESSON, student)["puntos_automaticos"] == 0
@@ -167,6 +179,12 @@ def test_nothing_outside_the_sandbox_changed(graded):
     assert _digest(SOLUTIONS) == before["solutions"]
     assert not list(ROOT.glob(".venv/lib/python*/site-packages/zzz_trampa.pth"))
     assert not (result.workspace / "gradebook.db").read_bytes().endswith(b"# trampa\n")
+
+
+def test_a_cell_marked_as_a_test_by_the_student_runs_sealed(graded):
+    result, _ = graded
+    assert not list(result.workspace.glob("celda_falsa_*")), "a forged test cell ran in the grader"
+    assert "no son de la lección" in row(result, LESSON, "celda_falsa")["estado"]
 
 
 def test_no_process_outlives_its_grading(graded):

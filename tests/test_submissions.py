@@ -104,6 +104,10 @@ def test_broken_json_is_reported_and_does_not_stop_the_others(tmp_path):
     assert found[("ana", LESSONS[0])].gradable
 
 
+TEST_CELL = {"grade": True, "solution": False, "locked": True, "points": 2, "schema_version": 3}
+EXPECTED = {LESSONS[0]: {"ej1": {**TEST_CELL, "grade_id": "ej1"}, "ej2": {**TEST_CELL, "grade_id": "ej2"}}}
+
+
 def graded_notebook(path, grade_ids):
     cells = [new_code_cell("x = 1", metadata={"nbgrader": {"grade_id": gid, "grade": True}}) for gid in grade_ids]
     cells += [new_code_cell("y = 2"), new_code_cell("z = 3")]
@@ -113,16 +117,30 @@ def graded_notebook(path, grade_ids):
 
 def test_a_duplicated_test_cell_is_graded_once(tmp_path):
     graded_notebook(tmp_path / "in" / "ana" / LESSONS[0] / f"{LESSONS[0]}.ipynb", ["ej1", "ej1", "ej2"])
-    (submission,) = collect(tmp_path / "in", tmp_path / "submitted", LESSONS, expected_ids={LESSONS[0]: {"ej1"}})
+    (submission,) = collect(tmp_path / "in", tmp_path / "submitted", LESSONS, expected_cells=EXPECTED)
     assert submission.gradable and "ej1 estaba repetida" in submission.warnings[0]
     stored = nbformat.read(tmp_path / "submitted" / "ana" / LESSONS[0] / f"{LESSONS[0]}.ipynb", 4)
     ids = [c.metadata.get("nbgrader", {}).get("grade_id") for c in stored.cells]
     assert ids == ["ej1", None, "ej2", None, None]
 
 
+def test_nbgrader_marks_come_from_the_lesson_never_from_the_submission(tmp_path):
+    path = tmp_path / "in" / "ana" / LESSONS[0] / f"{LESSONS[0]}.ipynb"
+    graded_notebook(path, ["ej1", "inventada"])
+    notebook = nbformat.read(path, 4)
+    notebook.cells[0].metadata.nbgrader.update(points=100, solution=False, locked=False)
+    notebook.cells[2].metadata["nbgrader"] = {"grade": True, "solution": False, "points": 5}  # no id at all
+    nbformat.write(notebook, path)
+    (submission,) = collect(tmp_path / "in", tmp_path / "submitted", LESSONS, expected_cells=EXPECTED)
+    assert submission.gradable and "no son de la lección" in " ".join(submission.warnings)
+    stored = nbformat.read(tmp_path / "submitted" / "ana" / LESSONS[0] / f"{LESSONS[0]}.ipynb", 4)
+    assert stored.cells[0].metadata.nbgrader == EXPECTED[LESSONS[0]]["ej1"]
+    assert ["nbgrader" in c.metadata for c in stored.cells] == [True, False, False, False]
+
+
 def test_a_notebook_from_another_lesson_is_a_problem(tmp_path):
     graded_notebook(tmp_path / "in" / "ana" / LESSONS[0] / f"{LESSONS[0]}.ipynb", ["otra_1", "otra_2"])
-    (submission,) = collect(tmp_path / "in", tmp_path / "submitted", LESSONS, expected_ids={LESSONS[0]: {"ej1"}})
+    (submission,) = collect(tmp_path / "in", tmp_path / "submitted", LESSONS, expected_cells=EXPECTED)
     assert not submission.gradable and "¿es el de otra lección?" in submission.problems[0]
 
 
