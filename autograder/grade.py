@@ -19,24 +19,6 @@ from autograder.execute import KERNEL_DIED, KERNEL_DIED_NAME, TIMEOUT_NAME
 from autograder.kernel import LIMITS
 from autograder.preprocessors import RESTORED_MARK
 
-FEEDBACK_LABELS = {
-    "Score: ": "Puntuación: ",
-    ">Test cell<": ">Celda de pruebas<",
-    ">Coding free-response<": ">Respuesta de código<",
-    ">Written response<": ">Respuesta escrita<",
-    ">Task<": ">Tarea<",
-    ">Comment<": ">Comentario<",
-    "Late submission penalty": "Penalización por entrega tardía",
-    "Student's answer": "Respuesta del estudiante",
-    "Student's task": "Tarea del estudiante",
-    "Grade cell: ": "Celda calificada: ",
-    "Task: ": "Tarea: ",
-    "<b>Comments:</b>": "<b>Comentarios:</b>",
-    "(Top)": "(Arriba)",
-    "<html>": '<html lang="es">',
-    "No response.": "Sin comentarios.",
-}
-
 
 @dataclass
 class Outcome:
@@ -46,14 +28,6 @@ class Outcome:
     lesson: str
     graded: bool
     message: str = ""
-
-
-def translate_feedback(html_path):
-    """Put nbgrader's English feedback labels into Spanish, in place."""
-    text = Path(html_path).read_text(encoding="utf-8")
-    for english, spanish in FEEDBACK_LABELS.items():
-        text = text.replace(english, spanish)
-    Path(html_path).write_text(text, encoding="utf-8")
 
 
 def _failure(result, workspace, name):
@@ -132,7 +106,6 @@ def grade_one(workspace, student, lesson_id, sealed=True):
         if not result["success"]:
             failure = _failure(result, workspace, f"{student}_{lesson_id}")
             return Outcome(student, lesson_id, True, f"calificada, pero sin retroalimentación; {failure}")
-        translate_feedback(workspace_notebook(workspace, "feedback", student, lesson_id).with_suffix(".html"))
         graded = workspace_notebook(workspace, "autograded", student, lesson_id)
         return Outcome(student, lesson_id, True, "; ".join(notes + execution_notes(graded)))
     except Exception as error:  # a grading failure must not stop the batch

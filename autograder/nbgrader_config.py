@@ -1,5 +1,6 @@
 """nbgrader configuration for the course (loaded by the `curso` CLI)."""
 
+from autograder.feedback import TEMPLATES
 from autograder.preprocessors import RESTORED_CELL
 
 c = get_config()  # noqa: F821 (provided by traitlets when nbgrader loads this file)
@@ -36,8 +37,15 @@ c.Autograde.autograde_preprocessors = [
     "nbgrader.preprocessors.AssignLatePenalties",
     "nbgrader.preprocessors.CheckCellMetadata",
 ]
+# Feedback: the course's Spanish template (autograder/plantillas/retroalimentacion) in place of
+# nbgrader's English one; answers nobody has graded by hand yet say so; MathJax inside each page.
+# Set on FeedbackExporter, not HTMLExporter, which is also the formgrader's (with its own template).
+c.GenerateFeedback.exporter_class = "autograder.feedback.FeedbackExporter"
+c.FeedbackExporter.template_name = "retroalimentacion"
+c.FeedbackExporter.extra_template_basedirs = [str(TEMPLATES)]
 c.GenerateFeedback.preprocessors = [
-    "nbgrader.preprocessors.GetGrades",
+    "autograder.feedback.GetGradesAndPending",
     "autograder.preprocessors.HideHiddenTests",
+    "autograder.feedback.InlineMathJax",
     "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor",
 ]

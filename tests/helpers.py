@@ -1,6 +1,8 @@
 """Helpers shared by the tests."""
 
 import re
+import shutil
+from contextlib import contextmanager
 
 import nbformat
 
@@ -40,3 +42,36 @@ def row(result, lesson, student):
 
 def autograded_notebook(result, lesson, student):
     return read(result.workspace / "autograded" / student / lesson.id / lesson.notebook_name)
+
+
+CHROMIUM, CHROMEDRIVER = shutil.which("chromium"), shutil.which("chromedriver")
+
+
+@contextmanager
+def chromium(profile, *flags):
+    """Debian's headless Chromium, driven by selenium (``make test`` installs both)."""
+    assert CHROMIUM and CHROMEDRIVER, "hace falta Chromium: scripts/instalar-sistema.sh navegador"
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for flag in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+        "--window-size=1400,900",
+        f"--user-data-dir={profile}",
+        *flags,
+    ):
+        options.add_argument(flag)
+    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+    try:
+        yield driver
+    finally:
+        driver.quit()

@@ -2,7 +2,6 @@
 
 import json
 import os
-import shutil
 import socket
 import subprocess
 import sys
@@ -11,10 +10,10 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from helpers import chromium
 
+from autograder import lab_setup
 from autograder.course import ROOT
-
-CHROMIUM, CHROMEDRIVER = shutil.which("chromium"), shutil.which("chromedriver")
 
 
 def free_port():
@@ -87,37 +86,56 @@ def test_index_notebook_is_served(lab):
     assert "01_tensores_y_requires_grad/01_tensores_y_requires_grad.ipynb" in text
 
 
+def menus_and_toolbars(settings):
+    """Main menus (``id: label``) and toolbar items (``name``) that JupyterLab settings define."""
+    menus, items = {}, set()
+
+    def walk(menu):
+        menus[menu["id"]] = menu.get("label")
+        for item in menu.get("items", []):
+            if item.get("submenu"):
+                walk(item["submenu"])
+
+    for schema in settings:
+        for menu in schema.get("jupyter.lab.menus", {}).get("main", []):
+            walk(menu)
+        for toolbar in schema.get("jupyter.lab.toolbars", {}).values():
+            items |= {item["name"] for item in toolbar}
+    return menus, items
+
+
+def test_overrides_rename_menus_and_toolbar_items_that_exist(lab):
+    overrides = json.loads(lab_setup.OVERRIDES.read_text("utf-8"))
+    installed = Path(sys.prefix) / "share" / "jupyter" / "lab" / "settings" / "overrides.json"
+    assert json.loads(installed.read_text("utf-8")) == overrides, "instala la configuración: make instalar"
+    schemas = [entry["schema"] for entry in get(f"{lab}/lab/api/settings")["settings"]]
+    menus, items = menus_and_toolbars(schemas)
+    main_menu = overrides["@jupyterlab/mainmenu-extension:plugin"]["menus"]
+    renamed, _ = menus_and_toolbars([{"jupyter.lab.menus": {"main": main_menu}}])
+    assert set(renamed) <= set(menus), set(renamed) - set(menus)
+    for plugin in ("@jupyterlab/notebook-extension:panel", "@jupyterlab/cell-toolbar-extension:plugin"):
+        names = {item["name"] for item in overrides[plugin]["toolbar"]}
+        assert names <= items, names - items
+
+
 def test_browser_opens_the_index_in_spanish(lab, tmp_path):
-    assert CHROMIUM and CHROMEDRIVER, "hace falta Chromium: scripts/instalar-sistema.sh navegador"
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
 
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for flag in (
-        "--headless=new",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-dev-shm-usage",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--no-first-run",
-        "--window-size=1400,900",
-        f"--user-data-dir={tmp_path / 'chromium'}",
-    ):
-        options.add_argument(flag)
-    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
-    try:
+    with chromium(tmp_path / "chromium") as driver:
         driver.get(f"{lab}/lab/tree/notebooks/indice.ipynb")
         wait = WebDriverWait(driver, 90)
         wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, ".jp-RenderedMarkdown h1"))
         menus = [e.text for e in driver.find_elements(By.CSS_SELECTOR, ".lm-MenuBar-itemLabel")]
         heading = driver.find_element(By.CSS_SELECTOR, ".jp-RenderedMarkdown h1").text
+        tooltips = driver.execute_script(
+            "return Object.fromEntries([...document.querySelectorAll('.jp-NotebookPanel-toolbar [data-jp-item-name]')]"
+            ".map(e => [e.dataset.jpItemName, (e.querySelector('[title]') || e).title]))"
+        )
         driver.save_screenshot(str(tmp_path / "indice.png"))
-    finally:
-        driver.quit()
     assert "Archivo" in menus and "File" not in menus, menus
+    # Menus the language pack leaves in English; the settings overrides rename them.
+    assert "Ejecutar" in menus and "Pestañas" in menus, menus
+    assert "Run" not in menus and "Tabs" not in menus, menus
+    assert tooltips["run"].startswith("Ejecutar") and tooltips["cut"].startswith("Cortar"), tooltips
     assert heading.startswith("Gradientes en PyTorch")

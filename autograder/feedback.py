@@ -1,0 +1,67 @@
+"""The feedback page in Spanish: nbgrader's exporter with the course's template, pending answers, MathJax inside.
+
+``nbgrader_config.py`` wires these into nbgrader's GenerateFeedback, so ``curso calificar``, the
+formgrader's «Generate Feedback» button and ``nbgrader generate_feedback`` all write the same page.
+"""
+
+import functools
+import importlib.resources
+from pathlib import Path
+
+from nbconvert.exporters import HTMLExporter
+from nbgrader.preprocessors import GetGrades, NbGraderPreprocessor
+
+# nbconvert templates of the course; ``retroalimentacion`` is the feedback page.
+TEMPLATES = Path(__file__).resolve().parent / "plantillas"
+
+
+class FeedbackExporter(HTMLExporter):
+    """The HTML exporter of feedback only.
+
+    Its template is configured on this class (``c.FeedbackExporter``), not on ``HTMLExporter``: the
+    formgrader renders its grading pages with an ``HTMLExporter`` of the same configuration, with
+    its own template.
+    """
+
+
+class GetGradesAndPending(GetGrades):
+    """nbgrader's scores and comments, and which answers still wait for the instructor.
+
+    An answer graded by hand that nobody has graded yet has neither an automatic nor a manual
+    score: nbgrader counts it as 0, the template says it is pending. A blank answer is not
+    pending: nbgrader gives it 0 automatically.
+    """
+
+    def preprocess(self, nb, resources):
+        nb, resources = super().preprocess(nb, resources)
+        pending = [cell.metadata.nbgrader for cell in nb.cells if cell.metadata.get("nbgrader", {}).get("pending")]
+        resources["nbgrader"]["pending"] = len(pending)
+        resources["nbgrader"]["pending_points"] = sum(float(meta["points"]) for meta in pending)
+        return nb, resources
+
+    def _get_score(self, cell, resources):
+        super()._get_score(cell, resources)
+        meta = cell.metadata.nbgrader
+        grade = self.gradebook.find_grade(meta["grade_id"], self.notebook_id, self.assignment_id, self.student_id)
+        meta["pending"] = grade.auto_score is None and grade.manual_score is None
+
+
+@functools.cache
+def mathjax_source():
+    """MathJax 3 in one file (TeX input, SVG output, every TeX extension): it downloads nothing else."""
+    try:
+        path = importlib.resources.files("mathjax") / "static" / "mathjax" / "es5" / "tex-svg-full.js"
+    except ModuleNotFoundError:
+        raise RuntimeError(
+            "falta MathJax (el paquete django-static-mathjax de requirements.txt): ejecuta «make instalar»"
+        ) from None
+    # Inside a <script> element, "</script" would end it early.
+    return path.read_text(encoding="utf-8").replace("</script", "<\\/script")
+
+
+class InlineMathJax(NbGraderPreprocessor):
+    """Put MathJax inside each feedback page, so that its formulas render offline wherever the page goes."""
+
+    def preprocess(self, nb, resources):
+        resources["mathjax_inline"] = mathjax_source()
+        return nb, resources
