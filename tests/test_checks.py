@@ -140,6 +140,16 @@ def test_replacing_tensor_methods_is_detected(monkeypatch):
         checks.check_function(polynomial, polynomial)
 
 
+def test_torchs_own_wrappers_are_not_tampering():
+    # The first optimizer step imports torch._dynamo, which wraps torch.manual_seed.
+    parameter = torch.zeros(2, requires_grad=True)
+    optimizer = torch.optim.SGD([parameter], lr=0.1)
+    (parameter * 2).sum().backward()
+    optimizer.step()
+    checks.ensure_untampered()
+    checks.check_number(1.0, 1.0)
+
+
 def test_check_tensor_compares_shape_and_values():
     checks.check_tensor(torch.tensor([1.0, 2.0], dtype=torch.float32), torch.tensor([1.0, 2.0]))
     with pytest.raises(CheckFailure, match="forma"):
@@ -203,3 +213,41 @@ def test_the_self_check_turns_a_template_a_crash_and_a_loop_into_spanish_lines()
     for name, message in cases:
         with pytest.raises(CheckFailure, match=message):
             exec(f"{name}(1)", selfcheck._Namespace(notebook))
+
+
+def test_a_known_pytorch_error_gets_a_spanish_hint_and_a_lesson_can_replace_it():
+    def sin_hoja(x):
+        return torch.autograd.grad(x * 2, x)
+
+    with pytest.raises(CheckFailure) as caught:
+        checks.check_function(sin_hoja, polynomial, check_grad=False)
+    assert "lanzó RuntimeError" in caught.value.message and "Pista:" not in caught.value.message
+    assert "requiera gradiente" in caught.value.hint
+    with pytest.raises(CheckFailure) as again:
+        checks.fail(caught.value.message, "otra pista")
+    assert str(again.value).count("Pista:") == 1 and str(again.value).endswith("Pista: otra pista")
+    assert checks.known_error_hint("TypeError", "len() of a 0-d tensor") is not None
+    assert checks.known_error_hint("ValueError", "algo que nadie conoce") is None
+
+
+def test_a_call_is_shown_as_the_student_would_write_it():
+    def f(x):
+        return x
+
+    text = checks.call_text("derivada", (f, 1.5, torch.tensor([1.0, 2.0])), {"h": 0.1})
+    assert text == "derivada(f, 1.5, tensor([1., 2.]), h=0.1)"
+
+
+def test_when_the_test_code_breaks_on_an_answer_the_student_reads_one_spanish_line(monkeypatch):
+    from types import SimpleNamespace
+
+    from autograder import selfcheck
+
+    notebook = {"__name__": "__main__"}
+    exec("def responde(x):\n    return None\n", notebook)
+    monkeypatch.setattr(selfcheck, "get_ipython", lambda: SimpleNamespace(user_ns=notebook), raising=False)
+    with pytest.raises(CheckFailure, match="la comprobación no pudo usar tu respuesta: .*TypeError") as caught:
+        selfcheck.comprobar("", "valor = responde(1) + 1\n")
+    assert "None" in caught.value.hint
+    with pytest.raises(CheckFailure, match="no encuentra 'no_definida'"):
+        selfcheck.comprobar("", "no_definida(1)\n")
