@@ -5,8 +5,9 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 INSTALADO := $(VENV)/.instalado
+PROXY := despliegue/node_modules/.bin/configurable-http-proxy
 
-.PHONY: lab test instalar lint generar demo
+.PHONY: lab test instalar proxy lint generar demo
 
 lab: instalar
 	@scripts/instalar-sistema.sh graphviz || echo "Aviso: sin Graphviz (dot) las lecciones no podrán dibujar los grafos."
@@ -14,7 +15,8 @@ lab: instalar
 	$(BIN)/jupyter lab $(if $(filter 0,$(shell id -u)),--allow-root) notebooks/indice.ipynb
 
 test: instalar
-	scripts/instalar-sistema.sh graphviz aislamiento navegador
+	scripts/instalar-sistema.sh graphviz aislamiento navegador servidor
+	$(MAKE) --no-print-directory proxy
 	$(BIN)/python -m pytest -n 2 --dist loadfile --durations=8
 
 instalar: $(INSTALADO)
@@ -25,6 +27,13 @@ $(INSTALADO): requirements.txt pyproject.toml assets/jupyterlab/overrides.json a
 	$(BIN)/python -m pip install --quiet --no-deps --no-build-isolation -e .
 	$(BIN)/python -m autograder.lab_setup
 	touch $(INSTALADO)
+
+# El proxy de JupyterHub (configurable-http-proxy, de npm), con las versiones de despliegue/package-lock.json.
+proxy: $(PROXY)
+
+$(PROXY): despliegue/package.json despliegue/package-lock.json
+	cd despliegue && npm ci --no-audit --no-fund --loglevel=error
+	touch -h $(PROXY)
 
 lint: instalar
 	$(BIN)/ruff check .

@@ -8,7 +8,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from autograder import batch, publish, release
+from autograder import batch, course, publish, release
 from autograder.course import NOTEBOOKS, ROOT, find_lesson
 from autograder.demo import build_demo
 from autograder.sandbox import SandboxUnavailable
@@ -101,6 +101,13 @@ def show_results(result):
 
 
 def cmd_calificar(args):
+    workspace = Path(args.directorio).resolve()
+    if args.libro:
+        course.GRADEBOOKS[workspace] = args.libro
+    if args.libro or course.configured_gradebook(workspace):
+        url = course.gradebook_url(workspace)
+        course.check_gradebook(url)
+        console.print(f"Libro de calificaciones: [bold]{course.without_password(url)}[/bold]")
     if args.sin_aislamiento:
         console.print("[yellow]Aviso:[/yellow] el código de los alumnos se ejecutará sin aislamiento (sin bubblewrap).")
     result = batch.run(args.entregas, args.directorio, args.leccion, console, args.procesos, not args.sin_aislamiento)
@@ -144,6 +151,13 @@ def parser():
         type=Path,
         default=ROOT,
         help="espacio de trabajo de nbgrader (por defecto, la raíz del curso)",
+    )
+    calificar.add_argument(
+        "--libro",
+        metavar="URL",
+        help="libro de calificaciones de nbgrader, p. ej. postgresql://usuario@/curso?host=/var/run/postgresql "
+        "(por defecto, el CourseDirectory.db_url del nbgrader_config.py del espacio de trabajo o, si no lo hay, "
+        "su gradebook.db)",
     )
     calificar.add_argument(
         "--procesos", type=int, default=None, help="entregas que se califican a la vez (por defecto, una por núcleo)"

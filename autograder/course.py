@@ -10,6 +10,7 @@ from pathlib import Path
 
 import nbformat
 import nbgrader.api
+import sqlalchemy
 from alembic.config import Config as AlembicConfig
 from alembic.script import ScriptDirectory
 from nbgrader.apps import NbGraderAPI
@@ -38,10 +39,85 @@ def is_test_cell(cell):
     return is_grade(cell) and not is_solution(cell)
 
 
+# Gradebooks chosen with ``curso calificar --libro``, by workspace; they win over the workspace's configuration.
+GRADEBOOKS = {}
+
+
 def gradebook_url(workspace):
-    """The nbgrader gradebook of a grading workspace."""
+    """The nbgrader gradebook of a grading workspace.
+
+    By default a SQLite file in the workspace (``gradebook.db``). A workspace whose own ``nbgrader_config.py``
+    sets ``CourseDirectory.db_url`` (a JupyterHub course on PostgreSQL, see ``despliegue/``) uses that one,
+    and ``curso calificar --libro URL`` wins over both.
+    """
+    workspace = Path(workspace).resolve()
+    chosen = GRADEBOOKS.get(workspace) or configured_gradebook(workspace)
+    if chosen:
+        return chosen
     # Parallel workers write to it at once: each waits for the others' short transactions.
-    return f"sqlite:///{Path(workspace) / 'gradebook.db'}?timeout=60"
+    return f"sqlite:///{workspace / 'gradebook.db'}?timeout=60"
+
+
+def configured_gradebook(workspace):
+    """``CourseDirectory.db_url`` of ``nbgrader_config.py`` in the workspace, or None."""
+    return _workspace_setting(workspace, "db_url")
+
+
+def gradebook_course(workspace):
+    """The course id that the gradebook's assignments belong to.
+
+    SQLite does not check it (the course's own gradebooks leave it empty); PostgreSQL requires an existing
+    course: the workspace's ``CourseDirectory.course_id``, or nbgrader's ``default_course``.
+    """
+    configured = _workspace_setting(workspace, "course_id")
+    if configured or gradebook_url(workspace).startswith("sqlite"):
+        return configured or ""
+    return "default_course"
+
+
+def _workspace_setting(workspace, name):
+    config = Path(workspace) / "nbgrader_config.py"
+    if not config.is_file():
+        return None
+    return _course_directory_in(str(config), config.stat().st_mtime_ns).get(name) or None
+
+
+@functools.cache
+def _course_directory_in(path, _mtime):
+    try:
+        loaded = PyFileConfigLoader(Path(path).name, path=str(Path(path).parent)).load_config()
+    except Exception as error:  # the instructor's own file: say what is wrong with it
+        raise ValueError(f"no se pudo leer la configuración «{path}»: {type(error).__name__}: {error}") from None
+    return dict(loaded.CourseDirectory)
+
+
+def check_gradebook(url):
+    """Open the gradebook's database once, or raise a ValueError in Spanish that says why not."""
+    try:
+        engine = sqlalchemy.create_engine(url)
+    except (ImportError, sqlalchemy.exc.ArgumentError) as error:
+        shown = without_password(url)
+        raise ValueError(f"«{shown}» no es un libro de calificaciones que se pueda abrir: {error}") from None
+    try:
+        with engine.connect():
+            pass
+    except sqlalchemy.exc.SQLAlchemyError as error:
+        reason = str(getattr(error, "orig", None) or error).strip().splitlines()[0]
+        raise ValueError(
+            f"no se pudo abrir el libro de calificaciones «{without_password(url)}»: {reason}. "
+            "Comprueba que la base de datos está en marcha y que tu usuario puede entrar en ella."
+        ) from None
+    finally:
+        engine.dispose()
+
+
+def without_password(url):
+    """The URL as written, with ``***`` in place of its password."""
+    try:
+        password = sqlalchemy.engine.make_url(url).password
+    except sqlalchemy.exc.ArgumentError:
+        return url
+    return url.replace(f":{password}@", ":***@") if password else url
 
 
 def workspace_notebook(workspace, step, student, lesson_id):
@@ -125,6 +201,7 @@ def nbgrader_api(root, release=NOTEBOOKS, sealed=True):
     config.SandboxedExecute.sealed = sealed
     config.CourseDirectory.root = str(Path(root).resolve())
     config.CourseDirectory.db_url = gradebook_url(Path(root).resolve())
+    config.CourseDirectory.course_id = gradebook_course(Path(root).resolve())
     config.CourseDirectory.source_directory = str(SOLUTIONS)
     config.CourseDirectory.release_directory = str(Path(release).resolve())
     config.Application.log_level = logging.WARNING

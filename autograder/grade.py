@@ -81,8 +81,9 @@ def forget(workspace, student, lesson_id):
     workspace = Path(workspace)
     for step in ("submitted", "autograded", "feedback"):
         shutil.rmtree(workspace / step / student / lesson_id, ignore_errors=True)
-    if (workspace / "gradebook.db").exists():
-        with Gradebook(gradebook_url(workspace)) as gradebook:
+    url = gradebook_url(workspace)
+    if not url.startswith("sqlite") or (workspace / "gradebook.db").exists():
+        with Gradebook(url) as gradebook:
             try:
                 gradebook.remove_submission(lesson_id, student)
             except MissingEntry:

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Instala los programas del sistema que el curso necesita, desde los paquetes de Debian/Ubuntu.
-# Uso: scripts/instalar-sistema.sh graphviz [aislamiento] [navegador]
+# Uso: scripts/instalar-sistema.sh graphviz [aislamiento] [navegador] [servidor]
 #   graphviz   el programa `dot`, que dibuja los grafos de torchviz
 #   navegador  Chromium y ChromeDriver, para las pruebas en un navegador real
 #   aislamiento  bubblewrap (bwrap), que encierra el código de cada entrega al calificar
+#   servidor   PostgreSQL (el libro de calificaciones de una clase en JupyterHub) y Node.js con npm
+#              (el proxy de JupyterHub); ver despliegue/README.md
 set -euo pipefail
 
 faltan=()
@@ -12,7 +14,10 @@ for programa in "$@"; do
     graphviz) command -v dot >/dev/null || faltan+=(graphviz) ;;
     aislamiento) command -v bwrap >/dev/null || faltan+=(bubblewrap) ;;
     navegador) { command -v chromium >/dev/null && command -v chromedriver >/dev/null; } || faltan+=(chromium chromium-driver) ;;
-    *) echo "Programa desconocido: $programa (usa graphviz, aislamiento o navegador)" >&2; exit 2 ;;
+    servidor)
+      compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null || faltan+=(postgresql)
+      command -v npm >/dev/null || faltan+=(nodejs npm) ;;
+    *) echo "Programa desconocido: $programa (usa graphviz, aislamiento, navegador o servidor)" >&2; exit 2 ;;
   esac
 done
 [ ${#faltan[@]} -eq 0 ] && exit 0
