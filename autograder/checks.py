@@ -36,7 +36,15 @@ FD_ATOL = 1e-6
 
 
 class CheckFailure(AssertionError):
-    """A failed check: shown to the student as one Spanish message, without a traceback."""
+    """A failed check: shown to the student as one Spanish message, without a traceback.
+
+    ``message`` says what went wrong and ``hint`` (or ``None``) why it may have: a test cell that
+    knows better can fail again with ``fail(failure.message, its_own_hint)``.
+    """
+
+    def __init__(self, message, hint=None):
+        super().__init__(message if not hint else f"{message}\n  Pista: {hint}")
+        self.message, self.hint = message, hint or None
 
     def _render_traceback_(self):
         return [f"\x1b[1;31m✗ {self}\x1b[0m"]
@@ -49,18 +57,114 @@ def passed(message):
 
 def fail(message, hint=None):
     """Raise a CheckFailure with an optional hint."""
-    if hint:
-        message = f"{message}\n  Pista: {hint}"
-    raise CheckFailure(message)
+    raise CheckFailure(message, hint)
 
 
 CALL_LIMIT = 5  # seconds for one call to a student's function
 
 
+def _argument(value):
+    """An argument as it would be written in the call: tensors and functions briefly, the rest by repr."""
+    if is_tensor(value):
+        return describe(value)
+    if callable(value) and hasattr(value, "__name__") and not isinstance(value, type):
+        return value.__name__
+    text = repr(value)
+    return text if len(text) <= 80 else f"{text[:77]}..."
+
+
 def call_text(name, args, kwargs):
     """``nombre(arg, ...)`` as the student would read it."""
-    shown = ", ".join([*map(describe, args), *(f"{k}={describe(v)}" for k, v in kwargs.items())])
+    shown = ", ".join([*map(_argument, args), *(f"{k}={_argument(v)}" for k, v in kwargs.items())])
     return f"{name}({shown[:300]})"
+
+
+# What a well-known error means (a fragment of its message, or its type), for the hint of a
+# call that raised it. The hints diagnose; none of them gives away an exercise's answer.
+KNOWN_ERRORS = (
+    (
+        "does not require grad and does not have a grad_fn",
+        "autograd no encontró ningún tensor que requiera gradiente en ese cálculo: ¿partiste de una hoja con "
+        "requires_grad=True, con el seguimiento activado y sin cortar el grafo?",
+    ),
+    (
+        "backward through the graph a second time",
+        "recorriste por segunda vez un grafo que ya había liberado sus valores intermedios en el primer paso "
+        "hacia atrás.",
+    ),
+    (
+        "grad can be implicitly created only for scalar outputs",
+        "backward() sin argumentos solo sirve para una salida escalar, y la tuya tiene varios elementos.",
+    ),
+    (
+        "Only Tensors of floating point and complex dtype can require gradients",
+        "ese tensor no puede requerir gradiente por su dtype: ¿qué dtype tenía, o cuál dedujo PyTorch de los valores?",
+    ),
+    (
+        "leaf Variable that requires grad is being used in an in-place operation",
+        "modificaste en su sitio una hoja que requiere gradiente mientras autograd grababa las operaciones.",
+    ),
+    (
+        "modified by an inplace operation",
+        "cambiaste en su sitio un tensor que autograd había guardado para el paso hacia atrás.",
+    ),
+    (
+        "Can't call numpy() on Tensor that requires grad",
+        "un tensor que requiere gradiente no pasa a NumPy tal cual: antes hay que sacarlo del grafo.",
+    ),
+    (
+        "one element tensors can be converted to Python scalars",
+        "convertiste en un número de Python (con float(), .item() o una función de math) un tensor de varios "
+        "elementos.",
+    ),
+    (
+        "cannot be converted to Scalar",
+        "convertiste en un número de Python (con float(), .item() o una función de math) un tensor de varios "
+        "elementos.",
+    ),
+    (
+        "Boolean value of Tensor with more than one value is ambiguous",
+        "usaste en un if o un while un tensor de varios elementos: ¿qué elemento querías comparar?",
+    ),
+    (
+        "0-d tensor",
+        "un tensor 0-d (un escalar, de forma ()) no tiene ningún eje: no tiene longitud ni elementos que recorrer.",
+    ),
+    (
+        "Mismatch in shape",
+        "el vector que pasaste al paso hacia atrás debe tener la forma de la salida que derivas.",
+    ),
+    (
+        "appears to not have been used in the graph",
+        "derivaste respecto a un tensor que no participó en el cálculo: ¿depende de verdad de él el resultado?",
+    ),
+    (
+        "can only change requires_grad flags of leaf variables",
+        "solo las hojas pueden cambiar su requires_grad, y ese tensor salió de una operación.",
+    ),
+    (
+        "Inference tensors",
+        "un tensor creado dentro de torch.inference_mode() no puede participar en el grafo computacional.",
+    ),
+    (
+        "NoneType",
+        "uno de tus valores era None: ¿de dónde salió? .grad vale None antes de backward() y en los tensores que "
+        "no son hojas, grad_fn vale None en las hojas, y una función sin return devuelve None.",
+    ),
+    ("RecursionError", "tu función se llama a sí misma sin fin: ¿llega siempre a un caso que no se llama otra vez?"),
+    ("NameError", "usas un nombre que tu código no define: ¿lo importaste o lo definiste dentro de tu celda?"),
+    ("ZeroDivisionError", "dividiste entre cero: ¿entre qué cantidad divides, y puede valer 0?"),
+    ("IndexError", "pediste una posición que no existe: ¿cuántos elementos tiene ese tensor, esa lista o esa tupla?"),
+    ("AttributeError", "ese objeto no tiene el atributo que le pides: ¿es del tipo que crees? Compruébalo con type()."),
+)
+
+
+def known_error_hint(kind, message):
+    """A Spanish hint for a well-known error (``kind`` is its type name), or ``None``."""
+    for fragment, hint in KNOWN_ERRORS:
+        if fragment == kind or fragment in str(message):
+            return hint
+    return None
 
 
 def student_raised(call, kind, message):
@@ -70,7 +174,16 @@ def student_raised(call, kind, message):
             f"todavía no has escrito tu respuesta: {call} lanza NotImplementedError.",
             "borra la línea raise NotImplementedError() y escribe tu código.",
         )
-    fail(f"{call} lanzó {kind}: {message}.")
+    fail(f"{call} lanzó {kind}: {message}.", known_error_hint(kind, message))
+
+
+def answer_unusable(kind, message):
+    """Fail with one Spanish line when the test code itself could not use what the student's code gave."""
+    fail(
+        f"la comprobación no pudo usar tu respuesta: al procesarla se produjo {kind}: {message}.",
+        known_error_hint(kind, message)
+        or "¿devuelve tu función lo que pide el enunciado: el tipo de valor, la forma y el orden?",
+    )
 
 
 def student_too_slow(call):
@@ -262,6 +375,7 @@ def _call(student_fn, inputs, where, hint):
             message = f"todavía no has escrito tu respuesta (con {where})."
         else:
             message = f"tu función lanzó {kind}: {error} (con {where})."
+            hint = hint or known_error_hint(kind, error)
     # Raised outside the except block, so the failure does not keep the student's frames alive.
     fail(message, hint)
 

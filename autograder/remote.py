@@ -214,6 +214,31 @@ def properties(tensor):
     }
 
 
+def saves_tensors(tensor, limit=10_000):
+    """Whether the graph that computed ``tensor`` keeps tensors for its backward pass.
+
+    PyTorch frees them after a backward pass that does not retain the graph, so a second one
+    fails; the copy of ``tensor`` on the other side must behave the same (see :class:`RemoteFunction`).
+    """
+    pending, seen = [tensor.grad_fn], set()
+    while pending and len(seen) < limit:
+        node = pending.pop()
+        if node is None or node in seen:
+            continue
+        seen.add(node)
+        names = [name for name in dir(node) if name.startswith("_saved_") or name == "saved_tensors"]
+        for name in names:
+            try:
+                value = getattr(node, name)
+            except RuntimeError:  # already freed: it did save something
+                return True
+            values = value if isinstance(value, list | tuple) else [value]
+            if any(isinstance(v, torch.Tensor) for v in values):
+                return True
+        pending.extend(following for following, _ in getattr(node, "next_functions", ()))
+    return False
+
+
 class Peer:
     """One side of the boundary: sends values, serves the other side's requests.
 
@@ -228,6 +253,7 @@ class Peer:
         self.call_timeout = call_timeout
         self.exposed = {}  # id -> object of ours the other side may call or differentiate
         self.mirrors = {}  # their id -> our copy of their tensor
+        self._synced = {}  # their id -> version of our copy when its values last matched theirs
         self._ids = {}  # id(our object) -> id sent for it
         self._counter = 0
         self.handlers = {}
@@ -270,7 +296,7 @@ class Peer:
             return {"theirs": theirs[2]}
         for their_id, mine in self.mirrors.items():
             if mine is tensor:
-                return {"theirs": their_id}
+                return self._reference(their_id, mine)
         if tensor.layout != torch.strided or tensor.device.type not in ("cpu", "meta"):
             raise Unsendable("solo cruzan tensores densos en la CPU (o sin datos, en el dispositivo meta)")
         spec = {
@@ -284,6 +310,8 @@ class Peer:
             spec["device"] = "meta"
         if tensor.is_leaf and tensor.grad is not None:
             spec["grad"] = self._encode_tensor(tensor.grad.detach(), depth + 1, False)["tensor"]
+        if tensor.grad_fn is not None:
+            spec["saves"] = saves_tensors(tensor)
         if recipes and tensor.grad_fn is not None:
             if tensor not in RECIPES:
                 raise Unsendable("un tensor con grafo que no se construyó en la celda de pruebas")
@@ -320,6 +348,8 @@ class Peer:
         if "theirs" in data:
             if data["theirs"] not in self.exposed:
                 raise ProtocolError("referencia desconocida")
+            if "leaf" in data:  # what the other side did to its copy before sending it back (see _reference)
+                self._apply_changes([[data["theirs"], data["leaf"]]])
             return self.exposed[data["theirs"]]
         if "function" in data:
             return RemoteCallable(self, data["function"], str(data.get("name", "función"))[:100])
@@ -351,7 +381,22 @@ class Peer:
         memo[their_id] = tensor
         if their_id is not None:
             self.mirrors[their_id] = tensor
+            self._synced[their_id] = tensor._version
         return tensor
+
+    def _reference(self, their_id, mine):
+        """Our copy of their tensor, sent back to them: its id, and for a leaf what we did to it meanwhile.
+
+        A function of theirs called with it (a callback inside the student's code) must see the
+        ``requires_grad`` and the values our copy has now, as it would if both sides were one process.
+        """
+        reference = {"theirs": their_id}
+        if mine.is_leaf:
+            reference["leaf"] = {"requires_grad": mine.requires_grad}
+            if mine._version != self._synced.get(their_id):
+                reference["leaf"]["data"] = _flat_values(mine)
+                self._synced[their_id] = mine._version
+        return reference
 
     def _mirror_state(self, ids):
         state = {}
@@ -371,6 +416,7 @@ class Peer:
             change = {}
             if tensor._version != version:
                 change["data"] = _flat_values(tensor)
+                self._synced[their_id] = tensor._version
             now = tensor.grad
             if now is not grad or (now is not None and now._version != grad_version):
                 change["grad"] = None if now is None else self._encode_tensor(now.detach(), 0, False)["tensor"]
@@ -412,7 +458,8 @@ class Peer:
             differentiable = [(i, t) for i, t in inputs if t.requires_grad]
             if props["grad_fn"] and differentiable and plain.is_floating_point():
                 ids = [i for i, _ in differentiable]
-                tensor = RemoteFunction.apply(self, spec.get("id"), ids, plain, *(t for _, t in differentiable))
+                saves = spec.get("saves") is True
+                tensor = RemoteFunction.apply(self, spec.get("id"), ids, plain, saves, *(t for _, t in differentiable))
             else:
                 tensor = plain.requires_grad_(bool(props["requires_grad"]) and plain.is_floating_point())
             REMOTE[tensor] = (self, props, spec.get("id"))
@@ -476,9 +523,9 @@ class Peer:
     def _serve_vjp(self, message):
         output = self.exposed.get(message.get("ref"))
         ids = message.get("inputs")
-        if not isinstance(output, torch.Tensor) or type(ids) is not list or not all(i in self.mirrors for i in ids):
+        if not isinstance(output, torch.Tensor) or type(ids) is not list:
             raise ProtocolError("gradiente pedido sobre algo desconocido")
-        inputs = [self.mirrors[i] for i in ids]
+        inputs = [self._input(i) for i in ids]
         grad_output = _tensor_from(message.get("grad") or {})
         differentiable = [t for t in inputs if t.requires_grad]
         grads = iter(
@@ -504,7 +551,7 @@ class Peer:
 
     def call(self, function_id, name, args, kwargs):
         """Call a function of the other side; tensors we send stay linked to what comes back."""
-        inputs = [(self._expose(t), t) for t in _tensors_in(args)]
+        inputs = [(self._input_id(t), t) for t in _tensors_in(args)]
         message = {
             "op": "call",
             "function": function_id,
@@ -516,6 +563,27 @@ class Peer:
         reply = self.request(message, self.call_timeout)
         self._apply_changes(reply.get("changes", []))
         return self.result_for(reply.get("value"), inputs)
+
+    def _input_id(self, tensor):
+        """How the other side names a tensor we send it, in a later gradient request: by the id we
+        expose it under, or as ``{"theirs": id}`` if it is one of theirs (a copy we hold, or a result)."""
+        theirs = REMOTE.get(tensor)
+        if theirs is not None and theirs[0] is self:
+            return {"theirs": theirs[2]}
+        for their_id, mine in self.mirrors.items():
+            if mine is tensor:
+                return {"theirs": their_id}
+        return self._expose(tensor)
+
+    def _input(self, name):
+        """The tensor an input of a gradient request names (see :meth:`_input_id`)."""
+        if type(name) is dict and set(name) == {"theirs"}:
+            tensor = self.exposed.get(name["theirs"]) if type(name["theirs"]) is int else None
+        else:
+            tensor = self.mirrors.get(name) if type(name) is int else None
+        if not isinstance(tensor, torch.Tensor):
+            raise ProtocolError("gradiente pedido sobre algo desconocido")
+        return tensor
 
     def vjp(self, ref, ids, grad_output):
         reply = self.request({"op": "vjp", "ref": ref, "inputs": ids, "grad": self._tensor_spec(grad_output)})
@@ -563,20 +631,29 @@ class RemoteCallable:
 
 
 class RemoteFunction(torch.autograd.Function):
-    """A tensor computed on the other side; its backward asks that side for the gradient."""
+    """A tensor computed on the other side; its backward asks that side for the gradient.
+
+    If the graph on the other side saved tensors for its backward pass (``saves``), this node saves
+    one too: after a backward pass that does not retain the graph, a second one fails with
+    PyTorch's own error, as it would have on the other side (which always keeps its graph).
+    """
 
     @staticmethod
-    def forward(ctx, peer, ref, ids, value, *inputs):
-        ctx.peer, ctx.ref, ctx.ids = peer, ref, ids
+    def forward(ctx, peer, ref, ids, value, saves, *inputs):
+        ctx.peer, ctx.ref, ctx.ids, ctx.saves = peer, ref, ids, saves
         ctx.specs = [(t.shape, t.dtype) for t in inputs]
+        if saves:
+            ctx.save_for_backward(torch.empty(0))
         return value.clone()
 
     @staticmethod
     def backward(ctx, grad_output):
+        if ctx.saves:
+            ctx.saved_tensors  # noqa: B018 (freed by an earlier backward without retain_graph: PyTorch's error)
         grads = ctx.peer.vjp(ctx.ref, ctx.ids, grad_output.detach())
         result = []
         for grad, (shape, dtype) in zip(grads, ctx.specs, strict=True):
             if grad is not None and grad.shape != shape:
                 raise ProtocolError("gradiente de forma distinta a su tensor")
             result.append(None if grad is None else grad.to(dtype))
-        return (None, None, None, None, *result)
+        return (None, None, None, None, None, *result)

@@ -132,8 +132,13 @@ class SealedKernel:
     def interrupt(self, timeout):
         """A cell or call ran past its limit: interrupt it; if it does not stop, kill the kernel."""
         self.sandbox.control(b"i")
+        deadline = time.monotonic() + 5
         try:
-            self.peer.channel.receive(5)  # the interrupted request's reply
+            # The interrupted request's reply. A loop that calls back a function of the grader may
+            # have sent more requests before the interrupt reached it: they stay unanswered (the
+            # interrupt ends the wait for them), or their reply would be read as the next request's.
+            while self.peer.channel.receive(max(0.0, deadline - time.monotonic())).get("op") != "reply":
+                pass
         except ProtocolError:
             self.kill()
             raise KernelDied(f"superó el tiempo límite de {timeout:g} s y no se pudo interrumpir") from None

@@ -11,7 +11,15 @@ the student's process, in :mod:`autograder.verdict`, with the same messages.)
 import signal
 import types
 
-from autograder.checks import CALL_LIMIT, CheckFailure, call_text, student_raised, student_too_slow
+from autograder.checks import (
+    CALL_LIMIT,
+    CheckFailure,
+    answer_unusable,
+    call_text,
+    fail,
+    student_raised,
+    student_too_slow,
+)
 
 
 class _TooSlow(BaseException):
@@ -59,8 +67,21 @@ class _Namespace(dict):
 
 
 def comprobar(line, cell):
-    """Run a test cell with the student's functions wrapped."""
-    exec(compile(cell, "<comprobación>", "exec"), _Namespace(get_ipython().user_ns))  # noqa: F821
+    """Run a test cell with the student's functions wrapped; whatever it raises is one Spanish line."""
+    missing = broken = None
+    try:
+        exec(compile(cell, "<comprobación>", "exec"), _Namespace(get_ipython().user_ns))
+    except CheckFailure:
+        raise
+    except NameError as error:
+        missing = error.name
+    except Exception as error:  # the student's answer broke the test code (a wrong type, say)
+        broken = (type(error).__name__, error)
+    # Raised outside the except blocks: the student reads one line, never the test code's traceback.
+    if missing is not None:
+        fail(f"la comprobación no encuentra {missing!r}.", "¿ejecutaste la celda donde se define?")
+    if broken is not None:
+        answer_unusable(*broken)
 
 
 def load_ipython_extension(shell):

@@ -18,7 +18,7 @@ import time
 
 from nbformat.v4 import new_output
 
-from autograder.checks import CALL_LIMIT, CheckFailure, call_text, student_raised, student_too_slow
+from autograder.checks import CALL_LIMIT, CheckFailure, answer_unusable, call_text, student_raised, student_too_slow
 from autograder.remote import ProtocolError, Recorder, RemoteCallable, RemoteError, Timeout, Unsendable
 
 MAGIC = "%%comprobar"  # in the student's kernel, the cell magic of autograder.selfcheck
@@ -112,7 +112,10 @@ def run_test_cell(source, kernel, allowed, name="celda de pruebas"):
     except (ProtocolError, Unsendable) as failure:
         error = _error(type(failure).__name__, str(failure))
     except Exception as failure:  # the student's answer broke the test code (a wrong type, say)
-        error = _error(type(failure).__name__, str(failure))
+        try:
+            answer_unusable(type(failure).__name__, failure)
+        except CheckFailure as spanish:
+            error = _error("CheckFailure", str(spanish))
     finally:
         kernel.deadline = None
     outputs = []

@@ -246,7 +246,7 @@ def test_when_the_test_code_breaks_on_an_answer_the_student_reads_one_spanish_li
     notebook = {"__name__": "__main__"}
     exec("def responde(x):\n    return None\n", notebook)
     monkeypatch.setattr(selfcheck, "get_ipython", lambda: SimpleNamespace(user_ns=notebook), raising=False)
-    with pytest.raises(CheckFailure, match="la comprobación no pudo usar tu respuesta: .*TypeError") as caught:
+    with pytest.raises(CheckFailure, match=r"la comprobación no pudo usar tu respuesta: .*TypeError") as caught:
         selfcheck.comprobar("", "valor = responde(1) + 1\n")
     assert "None" in caught.value.hint
     with pytest.raises(CheckFailure, match="no encuentra 'no_definida'"):

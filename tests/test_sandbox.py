@@ -7,7 +7,7 @@ import torch
 
 from autograder import checks, sandbox
 from autograder.course import PACKAGE_DIR, ROOT, SOLUTIONS
-from autograder.remote import ProtocolError, Timeout
+from autograder.remote import ProtocolError, RemoteError, Timeout
 from autograder.sandbox import KernelDied, Sandbox, SandboxUnavailable
 
 
@@ -111,6 +111,50 @@ def test_a_function_passed_to_the_student_is_called_back_with_autograd(kernel):
     torch.testing.assert_close(result, (torch.cos(x) * x + torch.sin(x)) * v)
 
 
+def test_a_graph_from_the_other_side_is_freed_as_pytorch_frees_it(kernel):
+    # The grader keeps its graph; the kernel's copy must still fail a second backward without retain_graph.
+    kernel.run(
+        "import torch\n"
+        "def dos_veces(f, x, retener):\n"
+        "    x = x.detach().requires_grad_()\n"
+        "    y = f(x)\n"
+        "    torch.autograd.grad(y[0], x, retain_graph=retener)\n"
+        "    return torch.autograd.grad(y[1], x)[0]\n",
+        10,
+    )
+    dos_veces = kernel.peer.get("dos_veces")
+    x = torch.tensor([1.0, 2.0], dtype=torch.float64)
+    assert dos_veces(lambda t: t * t, x, True).tolist() == [0.0, 4.0]
+    assert dos_veces(lambda t: t + 1, x, False).tolist() == [0.0, 1.0]  # a sum saves nothing: PyTorch allows it
+    with pytest.raises(RemoteError, match="backward through the graph a second time"):
+        dos_veces(lambda t: t * t, x, False)
+
+
+def test_a_callback_sees_what_the_kernel_did_to_a_tensor_it_received(kernel):
+    # The student's code changes the x it received, then calls a function of the grader with it.
+    kernel.run(
+        "import torch\n"
+        "def cambia_y_llama(f, x):\n"
+        "    with torch.no_grad():\n"
+        "        x += 1\n"
+        "    x.requires_grad_(True)\n"
+        "    f(x).backward()\n"
+        "    return x.grad\n",
+        10,
+    )
+    seen = []
+
+    def f(t):
+        seen.append((t.tolist(), t.requires_grad))
+        return (t * t).sum()
+
+    x = torch.tensor([1.0, 2.0], dtype=torch.float64)
+    grad = kernel.peer.get("cambia_y_llama")(f, x)
+    assert seen == [([2.0, 3.0], True)]
+    assert grad.tolist() == [4.0, 6.0]
+    assert x.tolist() == [2.0, 3.0] and x.requires_grad
+
+
 def test_calls_that_never_end_are_interrupted(kernel):
     kernel.run("def lenta(x):\n    while True:\n        pass\n", 10)
     kernel.deadline, kernel.call_limit = None, 1
@@ -118,6 +162,16 @@ def test_calls_that_never_end_are_interrupted(kernel):
         kernel.peer.call_timeout = 1
         kernel.peer.get("lenta")(1)
     assert "sigo" in printed(kernel.run("print('sigo')", 10))
+
+
+def test_a_loop_that_calls_the_grader_back_is_interrupted_and_the_kernel_stays_in_step(kernel):
+    # Requests the loop sent before the interrupt must not be taken for the replies of later ones.
+    kernel.run("def bucle(f):\n    while True:\n        f(1.0)\n", 10)
+    kernel.peer.call_timeout = 1
+    with pytest.raises(Timeout):
+        kernel.peer.get("bucle")(lambda x: x * 2)
+    for i in range(3):
+        assert f"sigo {i}" in printed(kernel.run(f"print('sigo {i}')", 10))
 
 
 def test_garbage_from_the_kernel_is_a_protocol_error_not_a_crash(kernel):
