@@ -32,6 +32,7 @@ import pandas as pd
 import psutil
 import pytest
 import requests
+from helpers import chromium
 from nbgrader.utils import is_solution
 
 from autograder import cli
@@ -42,7 +43,6 @@ from autograder.demo import answered, hardcoded
 DESPLIEGUE = ROOT / "despliegue"
 PROXY = DESPLIEGUE / "node_modules" / ".bin" / "configurable-http-proxy"
 INITDB = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"))
-CHROMIUM, CHROMEDRIVER = shutil.which("chromium"), shutil.which("chromedriver")
 COURSE = "gradientes"
 LESSON = "01_tensores_y_requires_grad"
 INSTRUCTOR, ANA, BETO = "curso-prof", "curso-ana", "curso-beto"
@@ -455,31 +455,12 @@ def test_una_clase_por_el_intercambio(course, hub, graded, postgres):
 
 @on_this_machine
 def test_el_instructor_califica_una_reflexion_en_el_navegador(course, hub, graded, tmp_path):
-    assert CHROMIUM and CHROMEDRIVER, "hace falta Chromium: scripts/instalar-sistema.sh navegador"
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
     from selenium.webdriver.common.by import By
     from selenium.webdriver.common.keys import Keys
     from selenium.webdriver.support.ui import WebDriverWait
 
     submission, _ = submission_grades(hub, "curso_beto")
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for flag in (
-        "--headless=new",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-dev-shm-usage",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--no-first-run",
-        "--window-size=1400,900",
-        f"--user-data-dir={tmp_path / 'chromium'}",
-    ):
-        options.add_argument(flag)
-    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
-    try:
+    with chromium(tmp_path / "chromium") as driver:
         wait = WebDriverWait(driver, 90)
         # The instructor logs in to the hub and goes to the formgrader's manual grading of the lesson.
         manual_grading = f"/services/{COURSE}/formgrader/gradebook/{LESSON}/{LESSON}"
@@ -500,8 +481,6 @@ def test_el_instructor_califica_una_reflexion_en_el_navegador(course, hub, grade
         box.send_keys("1", Keys.TAB)
         wait.until(lambda d: submission_grades(hub, "curso_beto")[1]["reflexion_2"]["manual_score"] == 1)
         driver.save_screenshot(str(tmp_path / "formgrader.png"))
-    finally:
-        driver.quit()
 
     graded["instructor"](DESPLIEGUE / "intercambio.py", "informes", LESSON)
     table = grades_table(course)
