@@ -398,6 +398,15 @@ def _cases(student_fn, shapes, inputs, names, trials, low, high, seed, hint):
     return fn_name, cases, names or _default_names(len(cases[0]))
 
 
+def _right_but_less_precise(came, expected):
+    """A float32 (or lower) answer whose values match a float64 reference at its own precision."""
+    if not (is_tensor(came) and is_tensor(expected) and came.is_floating_point()):
+        return False
+    if expected.dtype != _float64 or came.dtype == _float64 or came.shape != expected.shape:
+        return False
+    return _allclose(_as_float64(came), _as_float64(expected), rtol=1e-3, atol=1e-5)
+
+
 def check_function(
     student_fn,
     reference_fn,
@@ -428,6 +437,12 @@ def check_function(
         came = _call(student_fn, leaves, where, hint)
         expected_leaves = tuple(x.clone().requires_grad_(check_grad) for x in case)
         expected = reference_fn(*expected_leaves)
+        if _right_but_less_precise(came, expected):
+            # Always rejected, never by chance: at float32's precision a right answer would sometimes pass.
+            fail(
+                f"{fn_name}({where}) devolvió un tensor {came.dtype}, pero las entradas eran float64.",
+                "no conviertas a una precisión menor: se compara en float64, y tu función debe conservar el dtype.",
+            )
         _compare(came, expected, f"{fn_name}({where})", rtol, atol, hint)
         if not check_grad:
             continue

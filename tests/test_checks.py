@@ -55,6 +55,15 @@ def test_check_function_passes_the_printed_example_but_not_random_inputs():
         checks.check_function(hard_coded, polynomial)
 
 
+def test_check_function_always_rejects_a_float32_answer_to_float64_inputs():
+    def in_float32(x):
+        return polynomial(x.float())
+
+    for _ in range(5):  # every time, whatever the random inputs
+        with pytest.raises(CheckFailure, match=r"torch\.float32, pero las entradas eran float64"):
+            checks.check_function(in_float32, polynomial)
+
+
 def test_check_function_rejects_a_detached_result():
     with pytest.raises(CheckFailure, match="grad_fn es None"):
         checks.check_function(lambda x: polynomial(x).detach(), polynomial)
