@@ -6,6 +6,7 @@ formgrader's «Generate Feedback» button and ``nbgrader generate_feedback`` all
 
 import functools
 import importlib.resources
+import secrets
 from pathlib import Path
 
 from nbconvert.exporters import HTMLExporter
@@ -13,6 +14,8 @@ from nbgrader.preprocessors import GetGrades, NbGraderPreprocessor
 
 # nbconvert templates of the course; ``retroalimentacion`` is the feedback page.
 TEMPLATES = Path(__file__).resolve().parent / "plantillas"
+# Where MathJax goes in the rendered page (unguessable, so that no output of the student's can take its place).
+MATHJAX_MARK = f"/* mathjax-{secrets.token_hex(16)} */"
 
 
 class FeedbackExporter(HTMLExporter):
@@ -22,6 +25,12 @@ class FeedbackExporter(HTMLExporter):
     formgrader renders its grading pages with an ``HTMLExporter`` of the same configuration, with
     its own template.
     """
+
+    def from_notebook_node(self, nb, resources=None, **kw):
+        html, resources = super().from_notebook_node(nb, resources, **kw)
+        # MathJax goes in after nbconvert's own pass over the page (an HTML parser): its 2 MB of
+        # script would take most of the time of writing a page.
+        return html.replace(MATHJAX_MARK, mathjax_source(), 1), resources
 
 
 class GetGradesAndPending(GetGrades):
@@ -63,5 +72,6 @@ class InlineMathJax(NbGraderPreprocessor):
     """Put MathJax inside each feedback page, so that its formulas render offline wherever the page goes."""
 
     def preprocess(self, nb, resources):
-        resources["mathjax_inline"] = mathjax_source()
+        mathjax_source()  # if it is missing, say so before writing any page
+        resources["mathjax_inline"] = MATHJAX_MARK
         return nb, resources
