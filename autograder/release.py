@@ -7,7 +7,7 @@ from pathlib import Path
 import nbformat
 from nbformat.v4 import new_markdown_cell, new_notebook
 
-from autograder.course import NOTEBOOKS, PACKAGE_DIR, available_lessons, nbgrader_api, syllabus
+from autograder.course import NOTEBOOKS, PACKAGE_DIR, available_lessons, is_test_cell, nbgrader_api, syllabus
 
 INDEX_NAME = "indice.ipynb"
 
@@ -21,6 +21,16 @@ def generate_lesson(lesson, release_dir, workspace):
     result = nbgrader_api(workspace, release=release_dir).generate_assignment(lesson.id, force=True, create=True)
     if not result["success"]:
         raise ReleaseError(f"nbgrader no pudo generar {lesson.id}:\n{result.get('error') or result.get('log')}")
+    collapse_test_cells(Path(release_dir) / lesson.id / lesson.notebook_name)
+
+
+def collapse_test_cells(path):
+    """Show each test cell folded: the student reads its verdict, and opens its code only if curious."""
+    notebook = nbformat.read(path, as_version=4)
+    for cell in notebook.cells:
+        if is_test_cell(cell):
+            cell.metadata.setdefault("jupyter", {})["source_hidden"] = True
+    nbformat.write(notebook, path)
 
 
 def index_notebook():

@@ -125,3 +125,10 @@ def test_the_self_check_magic_works_in_a_new_kernel_before_any_import():
     notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("%%comprobar\nprint('disponible')")])
     NotebookClient(notebook, timeout=60, kernel_name="python3").execute()
     assert notebook.cells[0].outputs[0]["text"] == "disponible\n"
+
+
+def test_the_release_shows_test_cells_folded(lesson):
+    cells = read(lesson.released).cells
+    hidden = [c.metadata.get("jupyter", {}).get("source_hidden", False) for c in cells]
+    tests = [bool(nbgrader_meta(c).get("grade")) and not nbgrader_meta(c).get("solution") for c in cells]
+    assert hidden == tests, "exactly the test cells are folded in the student's notebook"
