@@ -90,6 +90,26 @@ def test_release_has_no_solutions_or_hidden_tests(lesson):
     assert not leaked, leaked
 
 
+def test_no_answer_line_is_shown_anywhere_in_the_students_notebook(lesson):
+    # Stricter than the test above: an example or a check that repeats a line of the answer gives it
+    # away even if the lesson shows it on purpose. Only a broken function to repair (``def *_rota``)
+    # may share lines with its fixed version.
+    answer_lines = {
+        line.strip()
+        for cell in read(lesson.source).cells
+        for region in SOLUTION.findall(cell.source)
+        for line in region.splitlines()
+        if len(line.strip()) > 25
+    }
+    shown = [
+        line.strip()
+        for cell in read(lesson.released).cells
+        if not re.search(r"^def \w+_rota\(", cell.source, re.M)
+        for line in cell.source.splitlines()
+    ]
+    assert not answer_lines & set(shown), sorted(answer_lines & set(shown))
+
+
 def test_hard_coded_demo_answers_cover_every_exercise(lesson):
     import tomllib
 
