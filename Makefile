@@ -2,12 +2,12 @@
 #   make lab    instala lo necesario y abre JupyterLab en el índice del curso
 #   make test   instala lo necesario y ejecuta todas las pruebas
 PYTHON ?= python3
-VENV := .venv
+VENV ?= .venv
 BIN := $(VENV)/bin
 INSTALADO := $(VENV)/.instalado
 PROXY := despliegue/node_modules/.bin/configurable-http-proxy
 
-.PHONY: lab test instalar proxy lint generar demo
+.PHONY: lab test instalar proxy lint generar demo prueba-corta
 
 lab: instalar
 	@scripts/instalar-sistema.sh graphviz || echo "Aviso: sin Graphviz (dot) las lecciones no podrán dibujar los grafos."
@@ -22,6 +22,7 @@ test: instalar
 instalar: $(INSTALADO)
 
 $(INSTALADO): requirements.txt pyproject.toml assets/jupyterlab/overrides.json autograder/lab_setup.py
+	@scripts/comprobar-python.sh $(PYTHON)
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet -r requirements.txt
 	$(BIN)/python -m pip install --quiet --no-deps --no-build-isolation -e .
@@ -44,3 +45,9 @@ generar: instalar
 
 demo: instalar
 	$(BIN)/curso demo
+
+# Prueba corta de una instalación: una lección sin interfaz y una calificación aislada.
+# Con otro Python: make prueba-corta PYTHON=/usr/bin/python3 VENV=/tmp/curso-debian
+prueba-corta: instalar
+	scripts/instalar-sistema.sh graphviz aislamiento
+	$(BIN)/python scripts/prueba_corta.py

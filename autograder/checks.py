@@ -13,6 +13,7 @@ import torch
 
 from autograder.integrity import tampered_names
 from autograder.remote import RemoteError, Timeout, remote_properties
+from autograder.statement import uses
 
 # Captured before any student code runs, so a replaced torch.allclose cannot help.
 _Tensor = torch.Tensor
@@ -69,8 +70,7 @@ def _argument(value):
         return describe(value)
     if callable(value) and hasattr(value, "__name__") and not isinstance(value, type):
         return value.__name__
-    text = repr(value)
-    return text if len(text) <= 80 else f"{text[:77]}..."
+    return shorten(repr(value), 80)
 
 
 def call_text(name, args, kwargs):
@@ -192,7 +192,7 @@ def student_too_slow(call):
 
 def _mismatch(name, expected, came, hint):
     """Fail saying what was expected and what came (worded to fit any ``name``, «el» or «la»)."""
-    fail(f"{name} no coincide con lo esperado: se esperaba {expected}, pero llegó {came}.", hint)
+    fail(f"{name} no coincide con lo esperado: se esperaba {expected}, pero se obtuvo {came}.", hint)
 
 
 def ensure_untampered():
@@ -206,6 +206,15 @@ def ensure_untampered():
         )
 
 
+QUOTE_LIMIT = 200  # characters of a student's value quoted in a message
+
+
+def shorten(text, limit=QUOTE_LIMIT):
+    """``text`` cut to ``limit`` characters, with «…» where it was cut."""
+    text = str(text)
+    return text if len(text) <= limit else f"{text[: limit - 1]}…"
+
+
 def is_tensor(value):
     """True only for real tensors (or parameters), never for look-alike objects."""
     return type(value) is _Tensor or type(value) is _Parameter
@@ -216,8 +225,8 @@ def describe(value):
     if is_tensor(value):
         shown = _detach(value)
         text = repr(shown) if shown.numel() <= 6 else f"tensor de forma {tuple(shown.shape)}"
-        return " ".join(text.split()).replace(", dtype=torch.float64", "")
-    return f"{value!r} (de tipo {type(value).__name__})"
+        return shorten(" ".join(text.split()).replace(", dtype=torch.float64", ""))
+    return f"{shorten(repr(value))} (de tipo {shorten(type(value).__name__, 60)})"
 
 
 def _as_float64(value):
@@ -232,7 +241,7 @@ def check_tensor(value, expected, *, name="el resultado", rtol=RTOL, atol=ATOL, 
 
 def _require_tensor(value, name, hint):
     if not is_tensor(value):
-        fail(f"{name} debía ser un torch.Tensor, pero llegó {describe(value)}.", hint)
+        fail(f"{name} debía ser un torch.Tensor, pero se obtuvo {describe(value)}.", hint)
 
 
 def _compare(value, expected, name, rtol, atol, hint):
@@ -256,9 +265,9 @@ def check_number(value, expected, *, name="el resultado", rtol=RTOL, atol=ATOL, 
     if is_tensor(value) and value.numel() == 1:
         value = float(_as_float64(value).reshape(()))
     if type(value) not in (int, float) or isinstance(value, bool):
-        fail(f"{name} debía ser un número, pero llegó {describe(value)}.", hint)
+        fail(f"{name} debía ser un número, pero se obtuvo {describe(value)}.", hint)
     if not math.isclose(float(value), float(expected), rel_tol=rtol, abs_tol=atol):
-        _mismatch(name, repr(expected), repr(value), hint)
+        _mismatch(name, shorten(repr(expected)), shorten(repr(value)), hint)
 
 
 def _identical(value, expected):
@@ -276,7 +285,7 @@ def check_equal(value, expected, *, name="el resultado", hint=None):
     """Check exact equality for plain values (bool, str, int, tuple, list, dict, None)."""
     ensure_untampered()
     if not _identical(value, expected):
-        _mismatch(name, repr(expected), describe(value), hint)
+        _mismatch(name, shorten(repr(expected)), describe(value), hint)
 
 
 _MISSING = object()
@@ -389,7 +398,7 @@ def _cases(student_fn, shapes, inputs, names, trials, low, high, seed, hint):
     ensure_untampered()
     fn_name = getattr(student_fn, "__name__", "tu función")
     if not callable(student_fn):
-        fail(f"{fn_name} debía ser una función, pero llegó {describe(student_fn)}.", hint)
+        fail(f"{fn_name} debía ser una función, pero se obtuvo {describe(student_fn)}.", hint)
     if inputs is not None:
         cases = [tuple(_as_float64(torch.as_tensor(x)) for x in case) for case in inputs]
     else:
@@ -506,3 +515,35 @@ def check_gradient_function(
         for name, got, want in zip(names, came, expected, strict=True):
             _compare(got, want, f"el gradiente respecto a {name} ({where})", rtol, atol, hint)
     ensure_untampered()
+
+
+def _quoted(apis):
+    return ", ".join(f"«{api}»" for api in apis)
+
+
+def check_statement(student_fn, *, forbidden=(), required=(), hint=None):
+    """Check what the code behind ``student_fn`` (a function, or the name of an answer) uses, as the statement says.
+
+    ``forbidden`` and ``required`` are dotted prefixes (``"torch.autograd.functional"``) or method
+    names (``".backward"``). The code is the cell that defines the function and, transitively, the
+    definitions of the notebook's names it uses; the course's own ``autograder`` and dynamic access
+    (``getattr``, ``eval``…) are always refused there, since they would hide what it uses.
+    """
+    name = student_fn if isinstance(student_fn, str) else getattr(student_fn, "__name__", "tu función")
+    usage = uses(name)
+    if not usage.found:
+        fail(
+            f"no encuentro en tu cuaderno dónde se define {name}.",
+            "defínelo en su celda de respuesta (sin cambiarle el nombre) y vuelve a ejecutarla.",
+        )
+    if usage.dynamic:
+        fail(
+            f"{name} usa acceso dinámico ({_quoted(sorted(usage.dynamic))}).",
+            hint or "en este ejercicio escribe las llamadas tal cual, para que se pueda comprobar qué usa tu código.",
+        )
+    used = [api for api in ("autograder", *forbidden) if usage.mentions(api)]
+    if used:
+        fail(f"{name} usa {_quoted(used)}, que el enunciado no permite en este ejercicio.", hint)
+    missing = [api for api in required if not usage.mentions(api)]
+    if missing:
+        fail(f"{name} no usa {_quoted(missing)}, que el enunciado pide en este ejercicio.", hint)

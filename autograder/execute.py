@@ -115,6 +115,7 @@ class SandboxedExecute(NbGraderPreprocessor):
         except ProtocolError:  # the previous submission took the whole sandbox down: start another
             _sandboxes.pop(self.sealed).close()
             kernel = sandbox(self.sealed).new_kernel()
+        self.sources = []  # the student's code cells run so far (test cells read what they use)
         try:
             count = 0
             for cell in nb.cells:
@@ -133,8 +134,11 @@ class SandboxedExecute(NbGraderPreprocessor):
         if kernel.dead:
             return [_error(KERNEL_DIED_NAME, NOT_RUN)]
         if test_code is not None:
-            outputs = run_test_cell(test_code, kernel, self.answer_names, cell.metadata.nbgrader.grade_id)
+            outputs = run_test_cell(
+                test_code, kernel, self.answer_names, cell.metadata.nbgrader.grade_id, self.sources
+            )
         else:
+            self.sources.append(cell.source)
             try:
                 outputs = to_outputs(kernel.run(cell.source, self.timeout), count)
             except Timeout as error:

@@ -20,6 +20,7 @@ from nbformat.v4 import new_output
 
 from autograder.checks import CALL_LIMIT, CheckFailure, answer_unusable, call_text, student_raised, student_too_slow
 from autograder.remote import ProtocolError, Recorder, RemoteCallable, RemoteError, Timeout, Unsendable
+from autograder.statement import SOURCES
 
 MAGIC = "%%comprobar"  # in the student's kernel, the cell magic of autograder.selfcheck
 CELL_LIMIT = 60  # seconds for all the calls of one test cell
@@ -87,16 +88,18 @@ def _error(ename, evalue):
     return new_output("error", ename=ename, evalue=evalue, traceback=[line])
 
 
-def run_test_cell(source, kernel, allowed, name="celda de pruebas"):
+def run_test_cell(source, kernel, allowed, name="celda de pruebas", sources=()):
     """Run a test cell against a sealed kernel; return its outputs (a failure is an error output).
 
-    ``allowed`` are the names the cell may take from the kernel (see :func:`answer_names`).
+    ``allowed`` are the names the cell may take from the kernel (see :func:`answer_names`);
+    ``sources`` the student's code cells run before it (what :func:`~autograder.checks.check_statement` reads).
     """
     source = "\n".join(line for line in source.split("\n") if line.strip() != MAGIC)
     printed = io.StringIO()
     kernel.deadline = time.monotonic() + CELL_LIMIT
     kernel.call_limit = CALL_LIMIT
     error = None
+    token = SOURCES.set(list(sources))
     try:
         code = compile(source, f"<{name}>", "exec")
         with contextlib.redirect_stdout(printed), Recorder():
@@ -118,6 +121,7 @@ def run_test_cell(source, kernel, allowed, name="celda de pruebas"):
             error = _error("CheckFailure", str(spanish))
     finally:
         kernel.deadline = None
+        SOURCES.reset(token)
     outputs = []
     if printed.getvalue():
         outputs.append(new_output("stream", name="stdout", text=printed.getvalue()))

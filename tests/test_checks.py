@@ -205,7 +205,7 @@ def test_failures_are_one_spanish_line_with_a_hint():
     with pytest.raises(CheckFailure) as caught:
         checks.check_number(1.0, 2.0, name="la derivada", hint="revisa la regla de la cadena")
     message = str(caught.value)
-    assert message.startswith("la derivada no coincide con lo esperado: se esperaba 2.0, pero llegó 1.0.")
+    assert message.startswith("la derivada no coincide con lo esperado: se esperaba 2.0, pero se obtuvo 1.0.")
     assert message.endswith("Pista: revisa la regla de la cadena")
     rendered = caught.value._render_traceback_()
     assert len(rendered) == 1 and "✗" in rendered[0] and "Traceback" not in rendered[0]

@@ -42,7 +42,7 @@ RAW_TRACEBACK = ("Traceback (most recent call last)", 'File "', "----> ")
 # An English exception line with nothing Spanish before it ("TypeError: unsupported operand...").
 ENGLISH_START = re.compile(r"^\s*(✗\s*)?[A-Z]\w*(Error|Exception|Warning)?:\s+[A-Za-z]")
 SPANISH_WORDS = re.compile(
-    r"\b(de|del|la|el|los|las|tu|que|en|con|no|se|un|una|es|debía|esperaba|llegó|lanzó|todavía|pista|"
+    r"\b(de|del|la|el|los|las|tu|que|en|con|no|se|un|una|es|debía|esperaba|obtuvo|llegó|lanzó|todavía|pista|"
     r"comprobación|función)\b",
     re.IGNORECASE,
 )
