@@ -108,6 +108,16 @@ def _notebook_files(folder):
     return sorted(p.relative_to(folder) for p in files)
 
 
+def _links_outside(folder, relative):
+    """Whether a submitted path is a symbolic link, passes through one, or resolves outside ``folder``."""
+    path = folder
+    for part in relative.parts:
+        path = path / part
+        if path.is_symlink():
+            return True
+    return not (folder / relative).resolve().is_relative_to(folder.resolve())
+
+
 def _lesson_from_name(stem, lesson_ids):
     matches = [lesson for lesson in lesson_ids if lesson in stem]
     if len(matches) == 1:
@@ -117,27 +127,51 @@ def _lesson_from_name(stem, lesson_ids):
     return by_number[0] if len(by_number) == 1 else None
 
 
-def identify(relative, lesson_ids, default_lesson=None):
-    """Work out student and lesson for one notebook path relative to the submissions folder."""
+def _student_index(relative, lesson_ids):
+    """Where the student's folder would be in this path (-1 for a file with no folder of its own)."""
+    folders = relative.parts[:-1]
+    lesson = next((part for part in folders if part in lesson_ids), None)
+    return folders.index(lesson) - 1 if lesson is not None else len(folders) - 1
+
+
+def student_depth(files, lesson_ids):
+    """How many wrapping folders (a zip's «Tarea 1/») sit above the students' folders in this batch.
+
+    The shallowest student folder of the batch sets it: a folder a student nests inside their own
+    (``ana/beto/01_…/01_….ipynb``) is deeper, so it never becomes another student's identity.
+    """
+    indexes = [_student_index(f, lesson_ids) for f in files if not any(map(MOODLE_FOLDER.match, f.parts[:-1]))]
+    return min((i for i in indexes if i >= 0), default=0)
+
+
+def identify(relative, lesson_ids, default_lesson=None, depth=0):
+    """Work out student and lesson for one notebook path relative to the submissions folder.
+
+    The student is the LMS's own entry (the outermost Moodle folder, Moodle's or Canvas's file name) or
+    the folder at ``depth`` (see :func:`student_depth`): never a folder inside what the student uploaded.
+    """
     folders, stem = relative.parts[:-1], relative.stem
     lesson = next((part for part in folders if part in lesson_ids), None)
+    moodle = [part for part in folders if MOODLE_FOLDER.match(part)]
     late = False
-    if lesson is not None:
+    if moodle:
+        student = moodle[0]
+        lesson = lesson or _lesson_from_name(stem, lesson_ids) or default_lesson
+    elif lesson is not None:
         index = folders.index(lesson)
-        student = folders[index - 1] if index > 0 else LMS_IDS.sub("", stem)
+        student = folders[min(depth, index - 1)] if index > 0 else LMS_IDS.sub("", stem)
     else:
-        moodle = [part for part in folders if MOODLE_FOLDER.match(part)]
         moodle_file = MOODLE_FILE.match(relative.name)
         canvas = CANVAS_NAME.match(relative.name)
-        if moodle:
-            student = moodle[-1]
+        if len(folders) > depth:
+            student = folders[depth]
         elif moodle_file:
             student, stem = f"{moodle_file['name']}_{moodle_file['id']}", Path(moodle_file["file"]).stem
         elif canvas:
             student, stem = f"{canvas['student']}_{canvas['id']}", Path(canvas["file"]).stem
             late = bool(canvas["late"])
         else:
-            student = folders[-1] if folders else LMS_IDS.sub("", stem)
+            student = LMS_IDS.sub("", stem)
         lesson = _lesson_from_name(stem, lesson_ids) or default_lesson
     submission = Submission(student_id(student), lesson, relative)
     if late:
@@ -226,8 +260,16 @@ def collect(source, submitted_dir, lesson_ids, default_lesson=None, expected_cel
     submitted_dir = Path(submitted_dir)
     expected_cells = expected_cells or {}
     with opened(source) as folder:
-        submissions = _deduplicate([identify(rel, lesson_ids, default_lesson) for rel in _notebook_files(folder)])
+        files = _notebook_files(folder)
+        depth = student_depth(files, lesson_ids)
+        submissions = _deduplicate([identify(rel, lesson_ids, default_lesson, depth) for rel in files])
         for submission in submissions:
+            if _links_outside(folder, submission.original):
+                submission.problems.append(
+                    f"«{submission.original}» es un enlace simbólico, o está dentro de uno: no se califica. "
+                    "Solo se califican cuadernos que estén de verdad en la carpeta de entregas."
+                )
+                continue
             notebook = load(folder / submission.original, submission, expected_cells.get(submission.lesson))
             if submission.gradable:
                 target = submitted_dir / submission.student / submission.lesson

@@ -209,3 +209,86 @@ def test_forked_children_share_one_memory_cap(box):
         assert peak <= sandbox.MEMORY_PER_WORKER
     finally:
         hog.close()
+
+
+def _student(kernel, code, name):
+    """Define ``name`` in the kernel with ``code``; return it as the grader sees it."""
+    assert "error" not in str(kernel.run(code, 10))
+    return kernel.peer.get(name)
+
+
+def test_each_kernel_has_its_own_streams_and_no_inherited_descriptor(box):
+    first = box.new_kernel()
+    first.run("import os\nos.write(2, b'curso-marca-9137')\nos.lseek(2, 70 * 1024**2, 0)\nos.write(1, b'y')", 10)
+    first.close()
+    second = box.new_kernel()
+    try:
+        code = (
+            "import os, stat, sys, torch\n"
+            "def _lee(fd):\n    try:\n        return os.pread(fd, 1 << 20, 0)\n"
+            "    except OSError:\n        return b''\n"
+            "print(any(b'curso-marca-9137' in _lee(fd) for fd in range(256)),"
+            " [stat.S_ISCHR(os.fstat(fd).st_mode) for fd in (0, 1, 2)])\n"
+            "def ruidosa(x):\n    print('aviso ' * 100_000, file=sys.stderr)\n    os.write(2, b'z' * 1000)\n"
+            "    return 2 * x\n"
+        )
+        text = printed(second.run(code, 10))
+        assert text.strip() == "False [True, True, True]", text
+        result = second.peer.get("ruidosa")(torch.tensor(3.0))
+        assert float(result) == 6.0
+    finally:
+        second.close()
+
+
+def test_objects_behave_as_pytorch_own_across_the_boundary(kernel):
+    code = (
+        "import torch\n"
+        "def vacia(p):\n    p.grad.detach_()\n    p.grad.zero_()\n"
+        "def paso_data(p):\n    p.data -= 0.5 * p.grad\n"
+        "def desactiva():\n    torch.set_grad_enabled(False)\n"
+    )
+    assert "error" not in str(kernel.run(code, 10))
+    p = torch.tensor([1.0, 2.0], requires_grad=True)
+    p.grad = torch.tensor([4.0, 4.0])
+    kernel.peer.get("paso_data")(p)
+    assert p.tolist() == [-1.0, 0.0], "a change through .data comes back"
+    kernel.peer.get("vacia")(p)
+    assert p.grad.tolist() == [0.0, 0.0], ".grad.detach_() works: the kernel's .grad is not a view"
+    try:
+        kernel.peer.get("desactiva")()
+        assert not torch.is_grad_enabled(), "grad mode left off by the student's call is off for the test too"
+    finally:
+        torch.set_grad_enabled(True)
+
+
+def test_what_a_test_cell_sent_does_not_outlive_it(kernel):
+    calls = []
+
+    def contador(x):
+        calls.append(x)
+        return x
+
+    guarda = _student(kernel, "def guarda(f):\n    global guardada\n    guardada = f\n    return f(1)", "guarda")
+    assert guarda(contador) == 1 and calls == [1]
+    kernel.peer.forget()
+    kernel.peer.request({"op": "forget"}, 5)
+    outputs = kernel.run("guardada(2)", 10)
+    assert outputs[-1]["output_type"] == "error" and calls == [1], outputs
+
+
+def test_an_oversized_reply_is_refused_and_the_kernel_stays_in_step(kernel):
+    enorme = _student(kernel, "def enorme():\n    return 'x' * 20_000_000\ndef corta():\n    return 'ok'", "enorme")
+    with pytest.raises(ProtocolError, match="MB"):
+        enorme()
+    assert kernel.peer.get("corta")() == "ok"
+
+
+def test_a_value_that_cannot_cross_is_described_as_in_the_lab(kernel):
+    arreglo = _student(kernel, "import numpy\ndef arreglo():\n    return numpy.zeros(2)", "arreglo")
+    value = arreglo()
+    assert checks.describe(value) == "array([0., 0.]) (de tipo ndarray)"
+
+
+def test_the_kernel_imports_the_graders_own_package(kernel):
+    text = printed(kernel.run("import autograder\nprint(autograder.__file__)", 10))
+    assert text.strip() == f"{sandbox.KERNEL_PACKAGE_ROOT}/autograder/__init__.py"

@@ -7,6 +7,7 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_notebook
 
+from autograder.course import ROOT
 from autograder.submissions import collect, student_id
 
 LESSONS = ["01_tensores_y_requires_grad", "02_grafo_computacional"]
@@ -217,3 +218,49 @@ def test_a_zip_bomb_is_refused_with_a_clear_message(tmp_path):
     with pytest.raises(ValueError, match="no parece un lote de cuadernos"):
         collect(bomb, tmp_path / "submitted", LESSONS)
     assert not (tmp_path / "submitted").exists()
+
+
+def test_a_folder_inside_a_moodle_upload_never_becomes_another_student(tmp_path):
+    source = tmp_path / "moodle"
+    write_notebook(source / "Beto Paz_2_assignsubmission_file_" / f"{LESSONS[0]}.ipynb")
+    impostor = source / "Ana Núñez_1_assignsubmission_file_" / "Beto Paz_2_assignsubmission_file_"
+    write_notebook(impostor / f"{LESSONS[0]}.ipynb")
+    write_notebook(source / "Carla Ruiz_3_assignsubmission_file_" / "beto_paz_2" / LESSONS[0] / f"{LESSONS[0]}.ipynb")
+    archive = tmp_path / "descarga.zip"
+    with zipfile.ZipFile(archive, "w") as zf:
+        for path in source.rglob("*.ipynb"):
+            zf.write(path, "Tarea 1/" + str(path.relative_to(source)))
+    found = by_student(collect(archive, tmp_path / "submitted", LESSONS))
+    assert set(found) == {("ana_nunez_1", LESSONS[0]), ("beto_paz_2", LESSONS[0]), ("carla_ruiz_3", LESSONS[0])}
+    assert found[("beto_paz_2", LESSONS[0])].original.parts[1] == "Beto Paz_2_assignsubmission_file_"
+
+
+def test_a_folder_nested_in_a_students_own_folder_is_still_that_student(tmp_path):
+    write_notebook(tmp_path / "in" / "ana" / LESSONS[0] / f"{LESSONS[0]}.ipynb")
+    write_notebook(tmp_path / "in" / "beto" / "ana" / LESSONS[1] / f"{LESSONS[1]}.ipynb")
+    write_notebook(tmp_path / "in" / "carla" / "ana" / f"{LESSONS[0]}.ipynb")
+    found = by_student(collect(tmp_path / "in", tmp_path / "submitted", LESSONS))
+    assert set(found) == {("ana", LESSONS[0]), ("beto", LESSONS[1]), ("carla", LESSONS[0])}
+
+
+def test_two_notebooks_for_one_student_are_reported(tmp_path):
+    write_notebook(tmp_path / "in" / "ana" / LESSONS[0] / f"{LESSONS[0]}.ipynb")
+    write_notebook(tmp_path / "in" / "ana" / LESSONS[0] / "copia.ipynb")
+    (submission,) = collect(tmp_path / "in", tmp_path / "submitted", LESSONS)
+    assert any("más de un cuaderno" in warning and "copia.ipynb" in warning for warning in submission.warnings)
+
+
+def test_symbolic_links_are_refused_with_a_spanish_reason(tmp_path):
+    solution = ROOT / "solutions" / LESSONS[0] / f"{LESSONS[0]}.ipynb"
+    (tmp_path / "in" / "ana" / LESSONS[0]).mkdir(parents=True)
+    (tmp_path / "in" / "ana" / LESSONS[0] / f"{LESSONS[0]}.ipynb").symlink_to(solution)
+    (tmp_path / "in" / "beto").mkdir()
+    (tmp_path / "in" / "beto" / LESSONS[0]).symlink_to(solution.parent, target_is_directory=True)
+    write_notebook(tmp_path / "in" / "carla" / LESSONS[0] / f"{LESSONS[0]}.ipynb")
+    found = by_student(collect(tmp_path / "in", tmp_path / "submitted", LESSONS))
+    assert found[("carla", LESSONS[0])].gradable
+    ana = found[("ana", LESSONS[0])]
+    assert not ana.gradable and "enlace simbólico" in ana.problems[0]
+    assert not (tmp_path / "submitted" / "ana").exists()
+    beto = found.get(("beto", LESSONS[0]))
+    assert beto is None or not beto.gradable
