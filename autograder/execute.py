@@ -11,6 +11,7 @@ tests before it.
 """
 
 import atexit
+import time
 
 import nbformat
 from nbformat.v4 import new_output
@@ -30,6 +31,13 @@ KERNEL_DIED = (
     "agotó la RAM?). Las celdas siguientes no se ejecutaron."
 )
 KERNEL_DIED_NAME = "KernelMuerto"
+SUBMISSION_LIMIT = 300  # seconds of wall-clock time for a whole submission (sleeping costs no CPU)
+SUBMISSION_OUTPUT = 2 * 1024**2  # characters of output kept for a whole submission
+OUT_OF_TIME = (
+    "La entrega superó su tiempo total de {limit} s: esta celda no se ejecutó, ni las siguientes. "
+    "¿Alguna celda espera o repite un cálculo sin necesidad?"
+)
+OUT_OF_OUTPUT = "[la entrega ya imprimió todo lo que se guarda: salida recortada]\n"
 TIMEOUT_NAME = "TiempoAgotado"
 NOT_RUN = "Esta celda no se ejecutó porque el kernel se detuvo en una celda anterior."
 OUTPUT_TYPES = {"stream", "display_data", "execute_result", "error"}
@@ -57,15 +65,17 @@ def _text(value, limit=100_000):
     return value[:limit] if isinstance(value, str) else ""
 
 
-def to_outputs(raw, count):
-    """nbformat outputs from what a kernel sent: only known types and plain text survive, up to
-    ``OUTPUT_LIMIT`` characters in all (the kernel is supposed to cut them, but it is not trusted)."""
+def to_outputs(raw, count, budget=OUTPUT_LIMIT):
+    """nbformat outputs from what a kernel sent, and the characters they take: only known types and
+    plain text survive, up to ``budget`` characters in all (the kernel is supposed to cut them, but it
+    is not trusted)."""
     outputs = []
-    budget = OUTPUT_LIMIT
+    left = budget = min(budget, OUTPUT_LIMIT)
     for item in raw if isinstance(raw, list) else []:
-        budget -= len(str(item)) if isinstance(item, dict) else 0
-        if budget < 0:
-            outputs.append(new_output("stream", name="stderr", text="[salida recortada]\n"))
+        left -= len(str(item)) if isinstance(item, dict) else 0
+        if left < 0:
+            outputs.append(new_output("stream", name="stdout", text="[salida recortada]\n"))
+            left = 0
             break
         kind = item.get("output_type") if isinstance(item, dict) else None
         if kind not in OUTPUT_TYPES:
@@ -81,7 +91,7 @@ def to_outputs(raw, count):
         else:
             extra = {"execution_count": count} if kind == "execute_result" else {}
             outputs.append(new_output(kind, data={"text/plain": _text(item.get("text"))}, **extra))
-    return outputs
+    return outputs, budget - left
 
 
 def _error(ename, message):
@@ -116,6 +126,8 @@ class SandboxedExecute(NbGraderPreprocessor):
             _sandboxes.pop(self.sealed).close()
             kernel = sandbox(self.sealed).new_kernel()
         self.sources = []  # the student's code cells run so far (test cells read what they use)
+        self.output_left = SUBMISSION_OUTPUT
+        kernel.ends = time.monotonic() + SUBMISSION_LIMIT
         try:
             count = 0
             for cell in nb.cells:
@@ -132,15 +144,24 @@ class SandboxedExecute(NbGraderPreprocessor):
     def _run(self, cell, kernel, count, test_code):
         """Run one cell: ``test_code`` (from the gradebook) in the grader, or the cell's own code in the kernel."""
         if kernel.dead:
-            return [_error(KERNEL_DIED_NAME, NOT_RUN)]
+            return [_error(KERNEL_DIED_NAME, NOT_RUN) if not kernel.out_of_time else _error(TIMEOUT_NAME, NOT_RUN)]
+        left = kernel.ends - time.monotonic()
+        if left <= 0:
+            kernel.out_of_time = True
+            kernel.kill()
+            return [_error(TIMEOUT_NAME, OUT_OF_TIME.format(limit=SUBMISSION_LIMIT))]
         if test_code is not None:
-            outputs = run_test_cell(
-                test_code, kernel, self.answer_names, cell.metadata.nbgrader.grade_id, self.sources
-            )
+            outputs = run_test_cell(test_code, kernel, self.answer_names, cell.metadata.nbgrader.grade_id, self.sources)
         else:
             self.sources.append(cell.source)
             try:
-                outputs = to_outputs(kernel.run(cell.source, self.timeout), count)
+                if self.output_left <= 0:
+                    kernel.run(cell.source, min(self.timeout, left))
+                    outputs = [new_output("stream", name="stdout", text=OUT_OF_OUTPUT)]
+                else:
+                    raw = kernel.run(cell.source, min(self.timeout, left))
+                    outputs, used = to_outputs(raw, count, self.output_left)
+                    self.output_left -= used
             except Timeout as error:
                 outputs = [_error(TIMEOUT_NAME, f"la celda {error}")]
             except ProtocolError as error:

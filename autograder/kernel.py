@@ -130,13 +130,31 @@ def warm_up():
     torch.set_num_threads(1)  # one core per worker; the workers use the others
 
 
+def own_descriptors(keep):
+    """Standard streams of its own (``/dev/null``, opened afresh) and no other inherited descriptor but ``keep``.
+
+    What the zygote had open (its stderr among them) is shared by every kernel it forks: a shared
+    file offset, or a file another kernel wrote, would let one submission reach the next one.
+    """
+    null = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        if fd != null:
+            os.dup2(null, fd)
+    start = 3
+    for fd in sorted({*keep, null, max(resource.getrlimit(resource.RLIMIT_NOFILE)[0], 3)}):
+        if fd >= start:
+            os.closerange(start, fd)
+            start = fd + 1
+    if null > 2 and null not in keep:
+        os.close(null)
+
+
 def kernel(fds, sealed):
     """The sealed process: the student's cells and calls, served until the grader kills it."""
     from autograder.runner import serve
 
-    requests, replies, control, status = fds
-    os.close(control)
-    os.close(status)
+    requests, replies, _, _ = fds
+    own_descriptors({requests, replies})
     seal(sealed)
     serve(requests, replies)
     os._exit(0)

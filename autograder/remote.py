@@ -13,11 +13,13 @@ side from the same leaves. Leaves keep their identity across calls, and their ``
 values and ``requires_grad`` are synchronised after every call.
 """
 
+import functools
 import json
 import os
 import select
 import struct
 import time
+import types
 
 import torch
 from torch.overrides import TorchFunctionMode
@@ -27,6 +29,8 @@ MAX_MESSAGE = 64 * 1024**2
 MAX_ELEMENTS = 2_000_000
 MAX_DEPTH = 20
 _HEADER = struct.Struct(">I")
+# What crosses as a function the other side may call (a module or any other callable object does not).
+_FUNCTION_TYPES = (types.FunctionType, types.MethodType, types.BuiltinFunctionType, type, functools.partial)
 
 # On the grader's side: how a tensor the grader built was computed, and what a remote tensor was.
 RECIPES = WeakIdKeyDictionary()
@@ -68,6 +72,29 @@ class Unsendable(TypeError):
     """A value that cannot cross the boundary as plain data."""
 
 
+def _safe_repr(value, limit=200):
+    """``repr(value)``, cut to ``limit`` characters; never raises (it may be the student's own ``__repr__``)."""
+    try:
+        text = repr(value)
+    except Exception:  # a broken __repr__ is the student's, not ours
+        text = f"<{type(value).__name__}>"
+    text = text if type(text) is str else f"<{type(value).__name__}>"
+    return text if len(text) <= limit else f"{text[: limit - 1]}…"
+
+
+_OPAQUE_TYPES = {}
+
+
+def opaque_value(kind, text):
+    """A stand-in for a value of the other side that could not cross: its type's name and its ``repr``."""
+    kind = kind if isinstance(kind, str) and kind.isidentifier() and len(kind) <= 60 else "objeto"
+    if kind not in _OPAQUE_TYPES:
+        _OPAQUE_TYPES[kind] = type(kind, (), {"__repr__": lambda self: self.text, "__slots__": ("text",)})
+    value = _OPAQUE_TYPES[kind]()
+    value.text = str(text)[:200] if isinstance(text, str) else f"<{kind}>"
+    return value
+
+
 def remote_properties(tensor):
     """The other side's view of a tensor that came from it (dict), or ``None`` for a local tensor."""
     entry = REMOTE.get(tensor)
@@ -86,11 +113,16 @@ def drain(fd):
         os.set_blocking(fd, True)
 
 
-class Channel:
-    """Framed JSON messages over a pair of file descriptors."""
+class TooLarge(ProtocolError):
+    """A message over the receiver's limit: it was read and thrown away, so the channel stays in step."""
 
-    def __init__(self, read_fd, write_fd, watch_fd=None):
+
+class Channel:
+    """Framed JSON messages over a pair of file descriptors; ``max_message`` bytes at most are accepted."""
+
+    def __init__(self, read_fd, write_fd, watch_fd=None, max_message=MAX_MESSAGE):
         self.read_fd, self.write_fd, self.watch_fd = read_fd, write_fd, watch_fd
+        self.max_message = max_message
         self._buffer = b""
 
     def send(self, message):
@@ -124,6 +156,10 @@ class Channel:
         (size,) = _HEADER.unpack(self._read(_HEADER.size, deadline))
         if size > MAX_MESSAGE:
             raise ProtocolError(f"mensaje demasiado grande ({size} bytes)")
+        if size > self.max_message:
+            while size > 0:  # read it in pieces, keeping none of it
+                size -= len(self._read(min(size, 1024**2), deadline))
+            raise TooLarge(f"{self.max_message // 1024**2} MB")
         try:
             message = json.loads(self._read(size, deadline))
         except (ValueError, RecursionError) as error:
@@ -200,7 +236,8 @@ def _tensor_from(spec):
         if dtype.is_complex:
             real = torch.tensor(data, dtype=torch.float64).reshape(*shape, 2)
             return torch.view_as_complex(real).to(dtype)
-        return torch.tensor(data, dtype=dtype).reshape(shape)
+        # A tensor of its own, not a view of the flat one: ``.grad.detach_()`` must work as in PyTorch.
+        return torch.tensor(data, dtype=dtype).reshape(shape).clone()
     except (RuntimeError, TypeError, ValueError, OverflowError) as error:
         raise ProtocolError(f"tensor no válido: {error}") from None
 
@@ -239,6 +276,23 @@ def saves_tensors(tensor, limit=10_000):
     return False
 
 
+def _snapshot(tensor):
+    """A copy of a tensor's values (or None), to see later whether anything changed them."""
+    return None if tensor is None else tensor.detach().clone()
+
+
+def _same(tensor, snapshot):
+    """Whether ``tensor`` still holds the values of ``snapshot`` (NaN equal to NaN)."""
+    if tensor is None or snapshot is None:
+        return tensor is None and snapshot is None
+    values = tensor.detach()
+    if values.shape != snapshot.shape or values.dtype != snapshot.dtype:
+        return False
+    if values.device.type == "meta":
+        return snapshot.device.type == "meta"  # no values to compare
+    return bool(torch.equal(values, snapshot) or torch.allclose(values, snapshot, rtol=0, atol=0, equal_nan=True))
+
+
 class Peer:
     """One side of the boundary: sends values, serves the other side's requests.
 
@@ -253,7 +307,7 @@ class Peer:
         self.call_timeout = call_timeout
         self.exposed = {}  # id -> object of ours the other side may call or differentiate
         self.mirrors = {}  # their id -> our copy of their tensor
-        self._synced = {}  # their id -> version of our copy when its values last matched theirs
+        self._synced = {}  # their id -> the values of our copy when they last matched theirs
         self._ids = {}  # id(our object) -> id sent for it
         self._counter = 0
         self.handlers = {}
@@ -268,16 +322,20 @@ class Peer:
             self.exposed[self._counter] = obj
         return self._ids[key]
 
-    def encode(self, value, depth=0, recipes=False):
-        """Plain data for ``value``; tensors and functions are exposed under an id."""
+    def encode(self, value, depth=0, recipes=False, opaque=False):
+        """Plain data for ``value``; tensors and functions are exposed under an id.
+
+        With ``opaque`` (a result going back to the caller), a value that cannot cross becomes its type
+        name and ``repr``: the caller's checks then describe it as they would in one process.
+        """
         if depth > MAX_DEPTH:
             raise Unsendable("estructura demasiado profunda")
         if value is None or type(value) in (bool, int, float, str):
             return value
         if type(value) in (list, tuple):
-            return {type(value).__name__: [self.encode(v, depth + 1, recipes) for v in value]}
+            return {type(value).__name__: [self.encode(v, depth + 1, recipes, opaque) for v in value]}
         if type(value) is dict and all(type(k) is str for k in value):
-            return {"dict": {k: self.encode(v, depth + 1, recipes) for k, v in value.items()}}
+            return {"dict": {k: self.encode(v, depth + 1, recipes, opaque) for k, v in value.items()}}
         if isinstance(value, torch.dtype):
             return {"dtype": str(value).removeprefix("torch.")}
         if isinstance(value, torch.device):
@@ -286,8 +344,10 @@ class Peer:
             return {"size": list(value)}
         if isinstance(value, torch.Tensor):
             return self._encode_tensor(value, depth, recipes)
-        if callable(value):
+        if callable(value) and (not opaque or isinstance(value, _FUNCTION_TYPES)):
             return {"function": self._expose(value), "name": str(getattr(value, "__name__", "función"))[:100]}
+        if opaque:
+            return {"opaque": {"type": type(value).__name__[:60], "repr": _safe_repr(value)}}
         raise Unsendable(f"un valor de tipo {type(value).__name__} no puede cruzar a la otra parte")
 
     def _encode_tensor(self, tensor, depth, recipes):
@@ -355,6 +415,8 @@ class Peer:
             return RemoteCallable(self, data["function"], str(data.get("name", "función"))[:100])
         if "tensor" in data and type(data["tensor"]) is dict:
             return self._decode_tensor(data["tensor"], depth, memo)
+        if "opaque" in data and type(data["opaque"]) is dict:
+            return opaque_value(data["opaque"].get("type"), data["opaque"].get("repr"))
         raise ProtocolError("valor desconocido")
 
     def _decode_tensor(self, spec, depth, memo):
@@ -381,7 +443,7 @@ class Peer:
         memo[their_id] = tensor
         if their_id is not None:
             self.mirrors[their_id] = tensor
-            self._synced[their_id] = tensor._version
+            self._synced[their_id] = _snapshot(tensor)
         return tensor
 
     def _reference(self, their_id, mine):
@@ -393,9 +455,9 @@ class Peer:
         reference = {"theirs": their_id}
         if mine.is_leaf:
             reference["leaf"] = {"requires_grad": mine.requires_grad}
-            if mine._version != self._synced.get(their_id):
+            if not _same(mine, self._synced.get(their_id)):
                 reference["leaf"]["data"] = _flat_values(mine)
-                self._synced[their_id] = mine._version
+                self._synced[their_id] = _snapshot(mine)
         return reference
 
     def _mirror_state(self, ids):
@@ -403,22 +465,25 @@ class Peer:
         for i in ids:
             tensor = self.mirrors[i]
             grad = tensor.grad
-            state[i] = (tensor._version, grad, None if grad is None else grad._version, tensor.requires_grad)
+            state[i] = (_snapshot(tensor), grad, _snapshot(grad), tensor.requires_grad)
         return state
 
     def _changes(self, before):
-        """What a call changed in the leaves the other side sent (values, ``.grad``, ``requires_grad``)."""
+        """What a call changed in the leaves the other side sent (values, ``.grad``, ``requires_grad``).
+
+        Values are compared, not version counters: a change through ``.data`` does not count as a version.
+        """
         changes = []
-        for their_id, (version, grad, grad_version, requires_grad) in before.items():
+        for their_id, (values, grad, grad_values, requires_grad) in before.items():
             tensor = self.mirrors[their_id]
             if not tensor.is_leaf:
                 continue
             change = {}
-            if tensor._version != version:
+            if not _same(tensor, values):
                 change["data"] = _flat_values(tensor)
-                self._synced[their_id] = tensor._version
+                self._synced[their_id] = _snapshot(tensor)
             now = tensor.grad
-            if now is not grad or (now is not None and now._version != grad_version):
+            if now is not grad or not _same(now, grad_values):
                 change["grad"] = None if now is None else self._encode_tensor(now.detach(), 0, False)["tensor"]
             if tensor.requires_grad != requires_grad:
                 change["requires_grad"] = tensor.requires_grad
@@ -474,6 +539,13 @@ class Peer:
             return {str(k): self.result_for(v, inputs) for k, v in value["dict"].items()}
         return self.decode(value)
 
+    def forget(self):
+        """Drop every object exchanged so far: what a test cell sent lives only as long as the cell."""
+        self.exposed.clear()
+        self.mirrors.clear()
+        self._synced.clear()
+        self._ids.clear()
+
     # -- requests -------------------------------------------------------------------------
 
     def request(self, message, timeout=None):
@@ -516,9 +588,15 @@ class Peer:
         args = self.decode(message.get("args", {"list": []}), memo=memo)
         kwargs = self.decode(message.get("kwargs", {"dict": {}}), memo=memo)
         before = self._mirror_state([i for i in memo if i is not None and i in self.mirrors])
-        with torch.set_grad_enabled(message.get("grad_enabled", True) is not False):
-            value = func(*args, **kwargs)
-        return {"value": self.encode(value), "changes": self._changes(before)}
+        # Grad mode is global state, as in one process: the call starts with the caller's and the caller
+        # gets back whatever the call left (a function that switches it off and forgets it, say).
+        torch.set_grad_enabled(message.get("grad_enabled", True) is not False)
+        value = func(*args, **kwargs)
+        return {
+            "value": self.encode(value, opaque=True),
+            "changes": self._changes(before),
+            "grad_enabled": torch.is_grad_enabled(),
+        }
 
     def _serve_vjp(self, message):
         output = self.exposed.get(message.get("ref"))
@@ -545,7 +623,7 @@ class Peer:
         name = str(message.get("name"))
         if name not in self.namespace:
             return {"missing": True}
-        return {"value": self.encode(self.namespace[name])}
+        return {"value": self.encode(self.namespace[name], opaque=True)}
 
     # -- calls to the other side ----------------------------------------------------------
 
@@ -562,6 +640,8 @@ class Peer:
         }
         reply = self.request(message, self.call_timeout)
         self._apply_changes(reply.get("changes", []))
+        if type(reply.get("grad_enabled")) is bool:
+            torch.set_grad_enabled(reply["grad_enabled"])
         return self.result_for(reply.get("value"), inputs)
 
     def _input_id(self, tensor):

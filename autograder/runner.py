@@ -8,6 +8,7 @@ lines). Nothing here decides a grade: the grader calls the student's functions t
 
 import sys
 
+import torch
 from IPython.core.displayhook import DisplayHook
 from IPython.core.displaypub import DisplayPublisher
 from IPython.core.interactiveshell import InteractiveShell
@@ -19,14 +20,14 @@ from autograder.remote import Channel, Peer, PeerGone, ProtocolError
 class Outputs:
     """The outputs of the cell being run, in order, capped at ``OUTPUT_LIMIT`` characters."""
 
-    def __init__(self):
-        self.items, self.size, self.cut = [], 0, False
+    def __init__(self, limit=OUTPUT_LIMIT):
+        self.items, self.size, self.cut, self.limit = [], 0, False, limit
 
     def add(self, output, size):
-        if self.size + size > OUTPUT_LIMIT:
+        if self.size + size > self.limit:
             if not self.cut:
                 self.cut = True
-                self.items.append({"output_type": "stream", "name": "stderr", "text": "[salida recortada]\n"})
+                self.items.append({"output_type": "stream", "name": "stdout", "text": "[salida recortada]\n"})
             return
         self.size += size
         self.items.append(output)
@@ -34,7 +35,7 @@ class Outputs:
     def stream(self, name, text):
         last = self.items[-1] if self.items else None
         if last and last["output_type"] == "stream" and last["name"] == name and not self.cut:
-            if self.size + len(text) <= OUTPUT_LIMIT:
+            if self.size + len(text) <= self.limit:
                 last["text"] += text
                 self.size += len(text)
                 return
@@ -42,13 +43,14 @@ class Outputs:
 
 
 class Stream:
-    """``sys.stdout`` / ``sys.stderr`` for a cell."""
+    """``sys.stdout`` / ``sys.stderr`` for a cell (or a call): writes to its :class:`Outputs`."""
 
-    def __init__(self, shell, name):
-        self.shell, self.name = shell, name
+    def __init__(self, outputs, name):
+        self.outputs, self.name = outputs, name
 
     def write(self, text):
-        self.shell.cell_outputs.stream(self.name, str(text))
+        text = str(text)
+        self.outputs.stream(self.name, text)
         return len(text)
 
     def flush(self):
@@ -109,7 +111,7 @@ def run_cell(shell, message):
     code = message.get("code")
     if not isinstance(code, str):
         raise ProtocolError("celda sin código")
-    sys.stdout, sys.stderr = Stream(shell, "stdout"), Stream(shell, "stderr")
+    sys.stdout, sys.stderr = Stream(shell.cell_outputs, "stdout"), Stream(shell.cell_outputs, "stderr")
     try:
         shell.run_cell(code, store_history=False)
     finally:
@@ -117,11 +119,39 @@ def run_cell(shell, message):
     return {"outputs": shell.cell_outputs.items}
 
 
+CALL_OUTPUT_LIMIT = 64 * 1024  # characters a graded call may print; what it prints is not graded
+
+
+def quietly(serve_call):
+    """``serve_call`` with what the student's code prints going to a capped buffer of that call only."""
+
+    def serve(message):
+        sink = Outputs(CALL_OUTPUT_LIMIT)
+        sys.stdout, sys.stderr = Stream(sink, "stdout"), Stream(sink, "stderr")
+        try:
+            return serve_call(message)
+        finally:
+            sys.stdout, sys.stderr = sys.__stdout__, sys.__stderr__
+
+    return serve
+
+
+def forget(peer, message):
+    """A test cell starts or ends: drop what the grader sent; take its grad mode, if it gives one."""
+    peer.forget()
+    if type(message.get("grad_enabled")) is bool:
+        torch.set_grad_enabled(message["grad_enabled"])
+    return {"grad_enabled": torch.is_grad_enabled()}
+
+
 def serve(requests, replies):
     """Answer the grader until it closes the channel or kills this process."""
     shell = make_shell()
-    peer = Peer(Channel(requests, replies), {"run", "get", "call", "vjp", "recipe"}, namespace=shell.user_ns)
+    peer = Peer(Channel(requests, replies), {"run", "get", "call", "vjp", "recipe", "forget"}, namespace=shell.user_ns)
     peer.handlers["run"] = lambda message: run_cell(shell, message)
+    peer.handlers["call"] = quietly(peer._serve_call)
+    peer.handlers["vjp"] = quietly(peer._serve_vjp)
+    peer.handlers["forget"] = lambda message: forget(peer, message)
     while True:
         try:
             message = peer.channel.receive()

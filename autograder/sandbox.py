@@ -27,6 +27,7 @@ from autograder.kernel import SCRATCH
 from autograder.remote import Channel, Peer, PeerGone, ProtocolError, Timeout, drain
 
 START_TIMEOUT = 120
+REPLY_LIMIT = 8 * 1024**2  # bytes of one message from a kernel (a cell's outputs, a call's result)
 MEMORY_PER_WORKER = 6 * 1024**3  # a kernel (4 GiB of address space) and the zygote it came from
 # Read-only system paths the kernel needs: programs, libraries, fonts, time zones, user names.
 SYSTEM_PATHS = [
@@ -55,10 +56,15 @@ class KernelDied(RuntimeError):
     """The submission's kernel ended (crash, ``os._exit``, killed after a time limit)."""
 
 
+# Where the kernel finds the grader's own ``autograder`` package, first on its path: never another copy
+# that the environment's installation may point to (an editable install of another checkout, say).
+KERNEL_PACKAGE_ROOT = "/curso"
+
+
 def _python_paths():
-    """The interpreter, its standard library and the virtual environment (with ``autograder``)."""
+    """The interpreter, its standard library and the virtual environment."""
     paths = {Path(sys.base_prefix).resolve(), Path(sys.prefix).resolve(), Path(sys.executable).resolve().parent}
-    return [*sorted(paths), PACKAGE_DIR]
+    return sorted(paths)
 
 
 def bwrap_command(uid):
@@ -89,6 +95,8 @@ def bwrap_command(uid):
                 made.add(parent)
         command += ["--ro-bind", str(path), str(path)]
         made.add(path)
+    command += ["--dir", KERNEL_PACKAGE_ROOT, "--ro-bind", str(PACKAGE_DIR), f"{KERNEL_PACKAGE_ROOT}/autograder"]
+    command += ["--setenv", "PYTHONPATH", KERNEL_PACKAGE_ROOT]
     return [*command, "--", sys.executable, "-m", "autograder.kernel"]
 
 
@@ -118,9 +126,12 @@ class SealedKernel:
 
     def __init__(self, sandbox):
         self.sandbox = sandbox
-        self.peer = _GraderPeer(self, Channel(sandbox.replies_r, sandbox.requests_w, watch_fd=sandbox.status_r))
+        channel = Channel(sandbox.replies_r, sandbox.requests_w, watch_fd=sandbox.status_r, max_message=REPLY_LIMIT)
+        self.peer = _GraderPeer(self, channel)
         self.dead = False
         self.deadline, self.call_limit = None, None  # set while a test cell runs
+        self.ends = float("inf")  # the submission's whole time (see ``execute.SUBMISSION_LIMIT``)
+        self.out_of_time = False
 
     def run(self, code, timeout):
         """Run a cell and return its outputs (plain dicts); raises Timeout or KernelDied."""
@@ -204,6 +215,7 @@ class Sandbox:
         self.errors = tempfile.TemporaryFile()
         self.process = subprocess.Popen(
             command,
+            env=None if sealed else {**os.environ, "PYTHONPATH": str(PACKAGE_DIR.parent)},
             pass_fds=inner,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,

@@ -16,14 +16,25 @@ import contextlib
 import io
 import time
 
+import torch
 from nbformat.v4 import new_output
 
-from autograder.checks import CALL_LIMIT, CheckFailure, answer_unusable, call_text, student_raised, student_too_slow
-from autograder.remote import ProtocolError, Recorder, RemoteCallable, RemoteError, Timeout, Unsendable
+from autograder.checks import (
+    CALL_LIMIT,
+    CheckFailure,
+    answer_unusable,
+    call_text,
+    fail,
+    student_raised,
+    student_too_slow,
+)
+from autograder.remote import ProtocolError, Recorder, RemoteCallable, RemoteError, Timeout, TooLarge, Unsendable
+from autograder.sandbox import KernelDied
 from autograder.statement import SOURCES
 
 MAGIC = "%%comprobar"  # in the student's kernel, the cell magic of autograder.selfcheck
 CELL_LIMIT = 60  # seconds for all the calls of one test cell
+FORGET_LIMIT = 5  # seconds for the kernel to drop what a test cell sent it
 
 
 class StudentFunction:
@@ -35,6 +46,11 @@ class StudentFunction:
     def __call__(self, *args, **kwargs):
         try:
             return self.proxy(*args, **kwargs)
+        except TooLarge as error:
+            fail(
+                f"{call_text(self.__name__, args, kwargs)} devolvió un valor demasiado grande (más de {error}).",
+                "¿devuelve tu función lo que pide el enunciado, o algo mucho más grande?",
+            )
         except Timeout:
             student_too_slow(call_text(self.__name__, args, kwargs))
         except RemoteError as error:
@@ -88,6 +104,21 @@ def _error(ename, evalue):
     return new_output("error", ename=ename, evalue=evalue, traceback=[line])
 
 
+def _kernel_state(kernel, grad_enabled=None):
+    """Start or end a test cell in step with the kernel: drop what earlier cells exchanged (on both sides)
+    and share grad mode, global state as in one process; returns the kernel's grad mode (True if it is dead).
+
+    ``grad_enabled`` (at the end of a cell) is the mode the test cell left, which the kernel takes.
+    """
+    kernel.peer.forget()
+    message = {"op": "forget"} if grad_enabled is None else {"op": "forget", "grad_enabled": grad_enabled}
+    if not kernel.dead:
+        with contextlib.suppress(ProtocolError, RemoteError, KernelDied):
+            reply = kernel.peer.request(message, FORGET_LIMIT)
+            return reply.get("grad_enabled") is not False
+    return True
+
+
 def run_test_cell(source, kernel, allowed, name="celda de pruebas", sources=()):
     """Run a test cell against a sealed kernel; return its outputs (a failure is an error output).
 
@@ -96,18 +127,25 @@ def run_test_cell(source, kernel, allowed, name="celda de pruebas", sources=()):
     """
     source = "\n".join(line for line in source.split("\n") if line.strip() != MAGIC)
     printed = io.StringIO()
-    kernel.deadline = time.monotonic() + CELL_LIMIT
+    kernel.deadline = min(time.monotonic() + CELL_LIMIT, kernel.ends)
     kernel.call_limit = CALL_LIMIT
     error = None
     token = SOURCES.set(list(sources))
+    mode = {"grad_enabled": _kernel_state(kernel)}
     try:
         code = compile(source, f"<{name}>", "exec")
-        with contextlib.redirect_stdout(printed), Recorder():
-            exec(code, StudentNames(kernel, allowed))
+        # The cell runs in the kernel's grad mode, as in the lab, and leaves the kernel in the one it ends with.
+        with contextlib.redirect_stdout(printed), Recorder(), torch.set_grad_enabled(mode["grad_enabled"]):
+            try:
+                exec(code, StudentNames(kernel, allowed))
+            finally:
+                mode["grad_enabled"] = torch.is_grad_enabled()
     except CheckFailure as failure:
         error = _error("CheckFailure", str(failure))
     except Timeout as failure:
         error = _error("TiempoAgotado", f"una llamada a tu código {failure}.")
+    except TooLarge as failure:
+        error = _error("CheckFailure", f"tu código envió un valor demasiado grande (más de {failure}).")
     except NameError as failure:
         error = _error("NameError", f"{failure} (¿ejecutaste la celda donde se define?)")
     except RemoteError as failure:
@@ -122,6 +160,7 @@ def run_test_cell(source, kernel, allowed, name="celda de pruebas", sources=()):
     finally:
         kernel.deadline = None
         SOURCES.reset(token)
+        _kernel_state(kernel, mode["grad_enabled"])
     outputs = []
     if printed.getvalue():
         outputs.append(new_output("stream", name="stdout", text=printed.getvalue()))

@@ -2,13 +2,14 @@
 harm no other student; honest edge cases keep their marks."""
 
 import hashlib
+import re
 import subprocess
 
 import nbformat
 import pytest
 from helpers import autograded_tests, points, read, row
 
-from autograder import batch
+from autograder import batch, execute
 from autograder.course import PACKAGE_DIR, ROOT, SOLUTIONS, find_lesson
 from autograder.demo import answered, blank
 
@@ -98,6 +99,12 @@ PRINTS_A_LOT = "\nprint('x' * 200_000)\nfor _i in range(2000):\n    print('líne
 # A last cell that ignores SIGINT and never ends (like C code that never returns): only a kill stops it.
 UNINTERRUPTIBLE = "import signal, time\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nwhile True:\n    time.sleep(1)\n"
 
+# Answers that return a 60-million-character string (below), and 40 cells that print 99 K characters each.
+FLOOD = "print('y' * 99_000)"
+# Cells that sleep (no CPU) under the cell limit, for longer than the whole submission may take.
+SLEEPS = "import time\ntime.sleep(8)"
+SUBMISSION_LIMIT = 20  # seconds, for this batch (instead of the real 300 s)
+
 AUTOGRAD_GRAD = '''
 def gradiente_polinomio(x):
     """El mismo gradiente, con torch.autograd.grad en lugar de backward()."""
@@ -151,12 +158,26 @@ def graded(tmp_path_factory):
     notebook = answered(LESSON_03)
     _first_answer(notebook).source = AUTOGRAD_GRAD
     _write(folder, "zz_autograd_grad", LESSON_03, notebook)
+    notebook = blank(LESSON)
+    for cell in notebook.cells:
+        if cell.cell_type == "code" and cell.metadata.get("nbgrader", {}).get("solution"):
+            names = re.findall(r"^def (\w+)", cell.source, re.M)
+            cell.source = "".join(f"\ndef {n}(*args, **kwargs):\n    return 'x' * 60_000_000\n" for n in names)
+    notebook.cells.extend(nbformat.v4.new_code_cell(FLOOD) for _ in range(40))
+    _write(folder, "enorme", LESSON, notebook)
+    notebook = answered(LESSON)
+    third_test = notebook.cells.index(autograded_tests(notebook)[2])
+    for _ in range(3):  # 24 s of sleep before the third test cell: the first two keep their points
+        notebook.cells.insert(third_test, nbformat.v4.new_code_cell(SLEEPS))
+    _write(folder, "dormilon", LESSON, notebook)
     before = {"autograder": _digest(PACKAGE_DIR), "solutions": _digest(SOLUTIONS)}
-    result = batch.run(folder, workspace, workers=2)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(execute, "SUBMISSION_LIMIT", SUBMISSION_LIMIT)  # the workers are forked with it
+        result = batch.run(folder, workspace, workers=2)
     return result, before
 
 
-@pytest.mark.parametrize("student", [*TAMPERING, "dano", "celda_falsa"])
+@pytest.mark.parametrize("student", [*TAMPERING, "dano", "celda_falsa", "enorme"])
 def test_tampering_earns_nothing(graded, student):
     result, _ = graded
     assert row(result, LESSON, student)["puntos_automaticos"] == 0
@@ -198,3 +219,22 @@ def test_the_kernel_cannot_read_the_course(graded):
     # The glob found nothing to copy, so the untouched templates raised NotImplementedError.
     errors = [o.evalue for c in notebook.cells for o in c.get("outputs", []) if o.output_type == "error"]
     assert any("todavía no has escrito tu respuesta" in e for e in errors), errors
+
+
+def test_a_submission_cannot_flood_the_grader_with_output(graded):
+    result, _ = graded
+    autograded = result.workspace / "autograded" / "enorme" / LESSON.id / LESSON.notebook_name
+    feedback = result.workspace / "feedback" / "enorme" / LESSON.id / f"{LESSON.id}.html"
+    assert autograded.stat().st_size < 4 * 1024**2, autograded.stat().st_size
+    assert feedback.stat().st_size < 8 * 1024**2, feedback.stat().st_size  # MathJax alone is about 2.6 MB
+    text = autograded.read_text("utf-8")
+    assert "salida recortada" in text and "x" * 1000 not in text
+
+
+def test_a_submission_that_sleeps_stops_at_its_total_time_and_keeps_what_it_earned(graded):
+    result, _ = graded
+    student = row(result, LESSON, "dormilon")
+    assert 0 < student["puntos_automaticos"] < points(autograded_tests(read(LESSON.source)))
+    notebook = read(result.workspace / "autograded" / "dormilon" / LESSON.id / LESSON.notebook_name)
+    errors = [o.evalue for c in notebook.cells for o in c.get("outputs", []) if o.output_type == "error"]
+    assert any(f"tiempo total de {SUBMISSION_LIMIT} s" in e for e in errors), errors
