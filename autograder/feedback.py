@@ -9,6 +9,7 @@ import importlib.resources
 import secrets
 from pathlib import Path
 
+import jinja2
 from nbconvert.exporters import HTMLExporter, TemplateExporter
 from nbconvert.filters.highlight import Highlight2HTML
 from nbconvert.filters.widgetsdatatypefilter import WidgetsDataTypeFilter
@@ -28,6 +29,11 @@ class FeedbackExporter(HTMLExporter):
     its own template.
     """
 
+    def _create_environment(self):
+        environment = super()._create_environment()
+        environment.bytecode_cache = _COMPILED
+        return environment
+
     def from_notebook_node(self, nb, resources=None, **kw):
         # HTMLExporter's own steps but its last pass over the page with an HTML parser (BeautifulSoup), which
         # marks images and JupyterLab cells: a feedback page has neither (no figures are drawn while grading,
@@ -41,6 +47,24 @@ class FeedbackExporter(HTMLExporter):
         html, resources = TemplateExporter.from_notebook_node(self, nb, resources, **kw)
         # MathJax (2 MB of script) goes in last, into the finished page.
         return html.replace(MATHJAX_MARK, mathjax_source(), 1), resources
+
+
+class _CompiledTemplates(jinja2.BytecodeCache):
+    """Compiled templates kept in memory for the whole process: every feedback page uses a new exporter
+    (and a new jinja environment), which would compile the same templates again."""
+
+    def __init__(self):
+        self.compiled = {}
+
+    def load_bytecode(self, bucket):
+        if bucket.key in self.compiled:
+            bucket.bytecode_from_string(self.compiled[bucket.key])
+
+    def dump_bytecode(self, bucket):
+        self.compiled[bucket.key] = bucket.bytecode_to_string()
+
+
+_COMPILED = _CompiledTemplates()
 
 
 class GetGradesAndPending(GetGrades):
