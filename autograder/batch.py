@@ -103,16 +103,19 @@ def _run(source, workspace, lesson_id, console, workers, sealed):
             console.print("[red]No hay ninguna entrega que se pueda calificar.[/red]")
         else:
             with console.status("Preparando el libro de calificaciones…"):
-                grade.prepare(workspace, sorted({s.lesson for s in gradable}), sorted({s.student for s in gradable}))
+                names = {s.student: s.name for s in sorted(gradable, key=lambda s: s.student)}
+                grade.prepare(workspace, sorted({s.lesson for s in gradable}), names)
             started = time.perf_counter()
             with Progress(console=console, transient=True) as progress:
                 task = progress.add_task(f"Calificando ({workers} a la vez)", total=len(gradable))
                 pending = [pool.submit(grade.grade_one, workspace, s.student, s.lesson, sealed) for s in gradable]
-                for future in as_completed(pending):
+                for done, future in enumerate(as_completed(pending), start=1):
                     outcome = future.result()
                     result.outcomes.append(outcome)
                     if not outcome.graded:
                         console.print(f"[red]✗ {outcome.student}[/red] ({outcome.lesson}): {outcome.message}")
+                    elif not console.is_terminal:  # a log has no progress bar: one line per submission
+                        console.print(f"{done}/{len(pending)} calificada: {outcome.student} ({outcome.lesson})")
                     progress.advance(task)
             result.seconds = time.perf_counter() - started
     for lesson in sorted({s.lesson for s in found if s.lesson}):

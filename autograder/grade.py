@@ -61,6 +61,7 @@ def execution_notes(notebook_path):
 def prepare(workspace, lesson_ids, students):
     """Record each lesson's cells (with hidden tests) and every student in the workspace gradebook.
 
+    ``students`` maps each id to the name the LMS gives («Ana Núñez»), which the formgrader shows.
     The students are added here, once, so that workers grading two lessons of one student at
     the same time do not both try to create the same student.
     """
@@ -72,8 +73,9 @@ def prepare(workspace, lesson_ids, students):
                 failure = _failure(result, workspace, f"preparar_{lesson_id}")
                 raise RuntimeError(f"nbgrader no pudo preparar la lección {lesson_id}; {failure}")
     with Gradebook(gradebook_url(workspace)) as gradebook:
-        for student in students:
-            gradebook.update_or_create_student(student)
+        for student, name in dict(students).items():
+            first, _, last = (name or student).partition(" ")
+            gradebook.update_or_create_student(student, first_name=first, last_name=last or None)
 
 
 def forget(workspace, student, lesson_id):

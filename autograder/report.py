@@ -10,6 +10,7 @@ from nbgrader.api import Gradebook, MissingEntry
 from autograder.course import find_lesson
 
 GRADED = "calificada"
+PENDING = "falta calificar a mano {count} respuesta(s) de reflexión: el total aún no es definitivo"
 
 
 def _score(grade):
@@ -17,11 +18,18 @@ def _score(grade):
 
 
 def _grades(gradebook, lesson_id, student):
+    """``{grade_id: score}`` of a student's submission (None: an answer nobody has graded yet)."""
     try:
         submitted = gradebook.find_submission_notebook(lesson_id, lesson_id, student)
     except MissingEntry:
         return {}
     return {grade.name: _score(grade) for grade in submitted.grades}
+
+
+def exercise_label(grade_id):
+    """How a report names a graded cell: «Ejercicio 3» for ``ej3_pruebas``, «Reflexión 1» for ``reflexion_1``."""
+    number = "".join(ch for ch in grade_id.split("_")[0] if ch.isdigit()) or grade_id.rsplit("_", 1)[-1]
+    return f"Reflexión {number}" if grade_id.startswith("reflexion") else f"Ejercicio {number}"
 
 
 def lesson_table(db_url, lesson_id, statuses):
@@ -37,11 +45,23 @@ def lesson_table(db_url, lesson_id, statuses):
         students = sorted(graded | set(statuses))
         rows = [{"alumno": student, **_grades(gradebook, lesson_id, student)} for student in students]
     table = pd.DataFrame(rows, columns=["alumno", *names])
+    manual = [name for name in names if name not in automatic]
+    submitted = table[names].notna().any(axis=1)
     table["puntos_automaticos"] = table[automatic].fillna(0).sum(axis=1)
     table["maximo_automatico"] = sum(points for _, points, auto in cells if auto)
     table["total"] = table[names].fillna(0).sum(axis=1)
     table["maximo"] = sum(points for _, points, _ in cells)
-    table["estado"] = [statuses.get(student, GRADED) for student in students]
+    # An answer graded by hand that nobody has graded yet is empty in its column (never 0) and counted here.
+    table["pendientes_de_revision"] = (table[manual].isna().sum(axis=1) * submitted).astype(int)
+    table["estado"] = [
+        "; ".join(
+            text
+            for text in (statuses.get(student), PENDING.format(count=pending) if pending else None)
+            if text and text != GRADED
+        )
+        or GRADED
+        for student, pending in zip(students, table["pendientes_de_revision"], strict=True)
+    ]
     return table
 
 
@@ -53,7 +73,7 @@ def plot_exercises(table, lesson_id, path):
     shares = [100 * (graded[name] == points).mean() if len(graded) else 0 for name, points in automatic]
     figure = Figure(figsize=(max(5, 1.2 * len(automatic)), 4))
     ax = figure.subplots()
-    ax.bar([name for name, _ in automatic], shares, color="#4c72b0")
+    ax.bar([exercise_label(name) for name, _ in automatic], shares, color="#4c72b0")
     ax.set_ylim(0, 100)
     ax.set_title(f"{lesson.titulo}: ¿qué ejercicios aprobó la clase?")
     ax.set_xlabel("Ejercicio")

@@ -42,6 +42,7 @@ class Submission:
     original: Path
     problems: list = field(default_factory=list)
     warnings: list = field(default_factory=list)
+    name: str = ""  # as the LMS or the folder writes it («Ana Núñez»), for the formgrader
 
     @property
     def gradable(self):
@@ -173,7 +174,8 @@ def identify(relative, lesson_ids, default_lesson=None, depth=0):
         else:
             student = LMS_IDS.sub("", stem)
         lesson = _lesson_from_name(stem, lesson_ids) or default_lesson
-    submission = Submission(student_id(student), lesson, relative)
+    named = MOODLE_FOLDER.match(student) or MOODLE_FILE.match(student + "_assignsubmission_file_x")
+    submission = Submission(student_id(student), lesson, relative, name=(named["name"] if named else student).strip())
     if late:
         submission.warnings.append(LATE)
     if lesson is None:

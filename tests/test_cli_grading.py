@@ -4,6 +4,7 @@ import zipfile
 
 import pandas as pd
 from helpers import LESSONS
+from nbgrader.api import Gradebook
 
 from autograder import cli
 from autograder.demo import build_demo
@@ -24,6 +25,10 @@ def test_grading_a_moodle_zip_from_the_command_line(tmp_path, capsys):
     assert cli.main(["calificar", str(archive), "--directorio", str(workspace)]) == 0
     out = " ".join(capsys.readouterr().out.split())
     assert "Se calificó 1 entrega" in out and "JSON está dañado" in out
+    assert f"1/1 calificada: ana_nunez_101 ({lesson.id})" in out, "without a terminal, progress goes to the log"
+    with Gradebook(f"sqlite:///{workspace / 'gradebook.db'}") as gradebook:
+        ana = gradebook.find_student("ana_nunez_101")
+        assert (ana.first_name, ana.last_name) == ("Ana", "Núñez"), "the formgrader shows the LMS's name"
     table = pd.read_csv(workspace / "informes" / f"calificaciones_{lesson.id}.csv")
     assert list(table["alumno"]) == ["ana_nunez_101", "fede_paz_102"]
     assert table.loc[0, "puntos_automaticos"] == table.loc[0, "maximo_automatico"] > 0

@@ -127,7 +127,19 @@ def test_csv_has_one_column_per_exercise_and_a_row_per_student(graded):
         "maximo_automatico",
         "total",
         "maximo",
+        "pendientes_de_revision",
         "estado",
     ]
     assert sorted(table["alumno"]) == sorted(STUDENTS)
     assert (graded.workspace / "informes" / f"ejercicios_{FULL.id}.png").stat().st_size > 5000
+
+
+def test_answers_waiting_for_the_instructor_are_pending_never_zero(graded):
+    source = read(FULL.source)
+    reflections = [nbgrader_meta(c)["grade_id"] for c in source.cells if nbgrader_meta(c).get("solution")]
+    reflections = [grade_id for grade_id in reflections if grade_id.startswith("reflexion")]
+    table = pd.read_csv(graded.workspace / "informes" / f"calificaciones_{FULL.id}.csv").set_index("alumno")
+    ana = table.loc["ana"]  # a full answer, never graded by hand
+    assert ana["pendientes_de_revision"] == len(reflections) > 0
+    assert all(pd.isna(ana[grade_id]) for grade_id in reflections), "pending is empty, never 0"
+    assert "falta calificar a mano" in ana["estado"] and "calificada" not in ana["estado"]
