@@ -8,7 +8,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from autograder import batch, course, publish, release
+from autograder import batch, course, exchange, publish, release
 from autograder.course import NOTEBOOKS, ROOT, find_lesson
 from autograder.demo import build_demo
 from autograder.sandbox import SandboxUnavailable
@@ -114,6 +114,18 @@ def cmd_calificar(args):
     show_results(result)
 
 
+def _exchange(step):
+    """A ``curso`` command for one step of a class on JupyterHub (see :mod:`autograder.exchange`)."""
+
+    def command(args):
+        try:
+            step(args.directorio, args.leccion, say=console.print)
+        except exchange.ExchangeError as error:
+            raise RuntimeError(str(error)) from None
+
+    return command
+
+
 def cmd_demo(args):
     lessons = [find_lesson(lesson_id) for lesson_id in args.lecciones] or None
     folder = Path(args.directorio) / "entregas_demo"
@@ -185,6 +197,26 @@ def parser():
     )
     publicar.add_argument("--rama", metavar="RAMA", help="guarda la edición como el siguiente commit de esta rama")
     publicar.set_defaults(func=cmd_publicar)
+
+    steps = (
+        ("repartir", exchange.release, "reparte una lección a la clase por el intercambio de nbgrader"),
+        ("recoger", exchange.collect, "recoge la última entrega de cada alumno en recogidas/"),
+        ("informes", exchange.reports, "rehace el CSV y la gráfica con las notas puestas a mano"),
+        ("devolver", exchange.give_back, "devuelve a cada alumno su retroalimentación, con todas sus notas"),
+    )
+    for name, step, text in steps:
+        command = commands.add_parser(
+            name,
+            help=f"{text} (clase en JupyterHub)",
+            description=f"{text[0].upper()}{text[1:]}. Se ejecuta con la cuenta del instructor, en su espacio de "
+            "trabajo (el del nbgrader_config.py que crea despliegue/preparar.py). El recorrido de cada semana: "
+            "repartir, recoger, curso calificar, reflexiones en el formgrader, devolver.",
+        )
+        command.add_argument("leccion", metavar="LECCION", help="id de la lección, p. ej. 01_tensores_y_requires_grad")
+        command.add_argument(
+            "--directorio", type=Path, default=Path("."), help="espacio de trabajo de la clase (por defecto, este)"
+        )
+        command.set_defaults(func=_exchange(step))
 
     demo = commands.add_parser(
         "demo",

@@ -1,6 +1,6 @@
 """One course on a JupyterHub, as ``clase.toml`` describes it: read, checked, with every path derived.
 
-Used by ``jupyterhub_config.py``, ``preparar.py`` and ``intercambio.py``. Errors are in Spanish:
+Used by ``jupyterhub_config.py`` and ``preparar.py``. Errors are in Spanish:
 the instructor reads them.
 """
 

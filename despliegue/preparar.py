@@ -132,7 +132,7 @@ def espacio_del_instructor(clase):
         f"c.CourseDirectory.course_id = {clase.id!r}\n"
         f"c.CourseDirectory.source_directory = {str(REPO / 'solutions')!r}\n"
         f"c.CourseDirectory.release_directory = {str(REPO / 'notebooks')!r}\n"
-        "# Lo que se recoge del intercambio (intercambio.py recoger); curso calificar deja su copia en submitted/.\n"
+        "# Lo que se recoge del intercambio (curso recoger); curso calificar deja su copia en submitted/.\n"
         "c.CourseDirectory.submitted_directory = 'recogidas'\n"
         f"c.CourseDirectory.db_url = {clase.db_url!r}\n"
         f"c.Exchange.root = {str(clase.intercambio)!r}\n",

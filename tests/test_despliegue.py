@@ -5,7 +5,7 @@ folder, and is stopped and removed afterwards: the accounts ``curso-prof``, ``cu
 ``curso-beto``, their processes, the database cluster. The flow goes the way people do it: the
 instructor publishes from the formgrader (a hub service), the students fetch, answer and submit
 from their own servers (nbgrader's «Assignments» handlers, through the hub with their own tokens),
-the instructor collects and returns feedback with ``despliegue/intercambio.py`` and grades with
+the instructor collects and returns feedback with ``curso recoger``/``curso devolver`` and grades with
 ``curso calificar``, both as the instructor's Unix user, and grades a reflection in the formgrader.
 """
 
@@ -353,7 +353,7 @@ def graded(course, hub):
         hub.student(user, "fetch")
         answer(hub, user, make)
         hub.student(user, "submit")
-    collected = instructor(DESPLIEGUE / "intercambio.py", "recoger", LESSON)
+    collected = instructor("-m", "autograder.cli", "recoger", LESSON)
     graded = instructor("-m", "autograder.cli", "calificar", "recogidas", "--directorio", ".", "--leccion", LESSON)
     return {"instructor": instructor, "collected": collected.stdout, "graded": graded.stdout}
 
@@ -405,7 +405,7 @@ def test_una_clase_por_el_intercambio(course, hub, graded, postgres):
     assert saved.status_code == 200, saved.text
     query = f"SELECT manual_score FROM grade WHERE id = '{reflection['id']}'"
     assert sql(postgres, query) == ["1"]
-    returned = instructor(DESPLIEGUE / "intercambio.py", "devolver", LESSON)
+    returned = instructor("-m", "autograder.cli", "devolver", LESSON)
     assert "devuelta a 2 alumnos" in returned.stdout
     table = grades_table(course)
     assert table.loc["curso_ana", "reflexion_1"] == 1
@@ -448,7 +448,7 @@ def test_una_clase_por_el_intercambio(course, hub, graded, postgres):
 
     # The next lesson, published from the instructor's terminal this time.
     following = "02_grafo_computacional"
-    instructor(DESPLIEGUE / "intercambio.py", "publicar", following)
+    instructor("-m", "autograder.cli", "repartir", following)
     listed = hub.request("GET", BETO, f"/user/{BETO}/assignments", params={"course_id": COURSE}).json()["value"]
     assert {a["assignment_id"]: a["status"] for a in listed}[following] == "released"
 
@@ -482,7 +482,7 @@ def test_el_instructor_califica_una_reflexion_en_el_navegador(course, hub, grade
         wait.until(lambda d: submission_grades(hub, "curso_beto")[1]["reflexion_2"]["manual_score"] == 1)
         driver.save_screenshot(str(tmp_path / "formgrader.png"))
 
-    graded["instructor"](DESPLIEGUE / "intercambio.py", "informes", LESSON)
+    graded["instructor"]("-m", "autograder.cli", "informes", LESSON)
     table = grades_table(course)
     assert table.loc["curso_beto", "reflexion_2"] == 1
     assert table.loc["curso_beto", "total"] == table.loc["curso_beto", "puntos_automaticos"] + 1
