@@ -14,8 +14,15 @@ from pathlib import Path
 from autograder.course import NOTEBOOKS, PACKAGE_DIR, ROOT
 
 # Only what the lessons import, and the set-up of JupyterLab.
-STUDENT_MODULES = ["checks.py", "selfcheck.py", "plots.py", "integrity.py", "remote.py", "lab_setup.py"]
-COPIED = ["LICENSE", "requirements.txt", "assets", "binder", "scripts/instalar-sistema.sh"]
+STUDENT_MODULES = ["checks.py", "statement.py", "selfcheck.py", "plots.py", "integrity.py", "remote.py", "lab_setup.py"]
+COPIED = [
+    "LICENSE",
+    "requirements.txt",
+    "assets",
+    "binder",
+    "scripts/instalar-sistema.sh",
+    "scripts/comprobar-python.sh",
+]
 TEMPLATES = PACKAGE_DIR / "edicion"
 PYPROJECT = """[build-system]
 requires = ["setuptools>=68"]

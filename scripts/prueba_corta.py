@@ -26,7 +26,8 @@ def main():
         folder = Path(folder)
         notebook = nbformat.read(lesson.source, as_version=4)
         started = time.perf_counter()
-        NotebookClient(notebook, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(folder)}}).execute()
+        resources = {"metadata": {"path": str(folder)}}
+        NotebookClient(notebook, timeout=120, kernel_name="python3", resources=resources).execute()
         errors = [o for c in notebook.cells if c.cell_type == "code" for o in c.outputs if o.output_type == "error"]
         if errors:
             console.print(f"[red]✗ {lesson.id} dio errores al ejecutarse:[/red] {errors[0].get('evalue')}")

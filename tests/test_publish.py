@@ -51,8 +51,8 @@ def test_the_edition_has_no_solution_no_hidden_test_and_no_grading_tool(edition)
     assert "mybinder.org/v2/gh/USUARIO/REPOSITORIO/estudiantes" in (edition / "README.md").read_text("utf-8")
 
 
-def test_a_lesson_runs_in_the_edition_with_its_own_checks(edition):
-    lesson = LESSONS[0]
+@pytest.mark.parametrize("lesson", [LESSONS[0], LESSONS[-1]], ids=lambda lesson: lesson.id)
+def test_a_lesson_runs_in_the_edition_with_its_own_checks(edition, lesson):
     notebook = answered(lesson)
     notebook.cells.append(nbformat.v4.new_code_cell("import autograder.checks\nprint(autograder.checks.__file__)"))
     env = {**os.environ, "PYTHONPATH": str(edition)}
