@@ -30,7 +30,7 @@ def student_sources():
     if sources is not None:
         return list(sources)
     try:
-        history = get_ipython().user_ns.get("In", [])  # noqa: F821 (IPython's builtin in a kernel)
+        history = get_ipython().user_ns.get("In", [])  # IPython's builtin in a kernel
     except NameError:
         return []
     return [cell for cell in history if isinstance(cell, str) and _TEST_CELL not in cell]
@@ -64,7 +64,8 @@ def _definitions(modules):
         for node in ast.walk(module):
             if isinstance(node, ast.Import):
                 for alias in node.names:
-                    aliases[alias.asname or alias.name.split(".")[0]] = alias.name if alias.asname else alias.name.split(".")[0]
+                    root = alias.name.split(".")[0]
+                    aliases[alias.asname or root] = alias.name if alias.asname else root
             elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
                 for alias in node.names:
                     aliases[alias.asname or alias.name] = f"{node.module}.{alias.name}"
@@ -81,6 +82,44 @@ def _dotted(node, aliases):
         return None
     root = aliases.get(node.id, node.id)
     return ".".join([root, *reversed(parts)])
+
+
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+
+
+def _bound_here(scope):
+    """The names a function, lambda or comprehension binds in its own scope (parameters, assignments…)."""
+    if isinstance(scope, ast.ListComp | ast.SetComp | ast.DictComp | ast.GeneratorExp):
+        return {n.id for g in scope.generators for n in ast.walk(g.target) if isinstance(n, ast.Name)}
+    arguments = scope.args
+    every = [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs, arguments.vararg, arguments.kwarg]
+    names, declared = {a.arg for a in every if a is not None}, set()
+    pending = list(scope.body) if isinstance(scope.body, list) else [scope.body]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            names.add(node.id)
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            names.add(node.name)
+            continue  # its body is another scope
+        elif isinstance(node, ast.Import | ast.ImportFrom):
+            names |= {(alias.asname or alias.name).split(".")[0] for alias in node.names}
+        elif isinstance(node, ast.Global | ast.Nonlocal):
+            declared |= set(node.names)
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            names.add(node.name)
+        if not isinstance(node, ast.Lambda | ast.ListComp | ast.SetComp | ast.DictComp | ast.GeneratorExp):
+            pending.extend(ast.iter_child_nodes(node))
+    return names - declared
+
+
+def _walk(node, bound=frozenset()):
+    """Every node under ``node``, with the names an enclosing function, lambda or comprehension binds there
+    (a parameter ``a`` is not the notebook's ``a``)."""
+    yield node, bound
+    inner = bound | _bound_here(node) if isinstance(node, _SCOPES) else bound
+    for child in ast.iter_child_nodes(node):
+        yield from _walk(child, inner)
 
 
 class Usage:
@@ -110,7 +149,7 @@ def uses(function_name, sources=None):
             continue
         seen.add(name)
         for definition in definitions[name]:
-            for node in ast.walk(definition):
+            for node, bound in _walk(definition):
                 if isinstance(node, ast.Attribute):
                     attributes.add(node.attr)
                     if node.attr in DYNAMIC_ATTRIBUTES:
@@ -119,10 +158,10 @@ def uses(function_name, sources=None):
                     if dotted:
                         names.add(dotted)
                 elif isinstance(node, ast.Name):
-                    if node.id in DYNAMIC_CALLS and node.id not in definitions:
+                    if node.id in DYNAMIC_CALLS and node.id not in definitions and node.id not in bound:
                         dynamic.add(node.id)
-                    names.add(aliases.get(node.id, node.id))
-                    if node.id in definitions and node.id not in vars(builtins):
+                    names.add(node.id if node.id in bound else aliases.get(node.id, node.id))
+                    if node.id in definitions and node.id not in vars(builtins) and node.id not in bound:
                         pending.append(node.id)
     dynamic |= {name for name in names for module in DYNAMIC_MODULES if name == module or name.startswith(f"{module}.")}
     return Usage(True, names, attributes, dynamic)

@@ -260,3 +260,154 @@ def test_when_the_test_code_breaks_on_an_answer_the_student_reads_one_spanish_li
     assert "None" in caught.value.hint
     with pytest.raises(CheckFailure, match="no encuentra 'no_definida'"):
         selfcheck.comprobar("", "no_definida(1)\n")
+
+
+# -- the diagnoses shared between lessons -------------------------------------------------------
+
+
+def test_the_shared_diagnoses_recognise_typical_mistakes_from_literals():
+    expected = torch.tensor([1.0, -2.0], dtype=torch.float64)
+    assert checks.is_close([1, -2], expected) and not checks.is_close([1.0, -2.0, 0.0], expected)
+    assert not checks.is_close("texto", 1.0) and not checks.is_close(True, 1.0) and not checks.is_close(None, 1.0)
+    assert checks.as_number(torch.tensor([2.5])) == 2.5 and checks.as_number([2.5]) is None
+    assert checks.sign_flipped(-expected, expected) and not checks.sign_flipped(0.0, 0.0)
+    assert checks.scaled(3 * expected, expected, 3) and not checks.scaled(expected, expected, 1)
+    mistake = (torch.tensor([4.0, 4.0], dtype=torch.float64), "la pista de este error")
+    assert checks.diagnose(torch.tensor([4.0, 4.0], dtype=torch.float64), expected, mistake) == "la pista de este error"
+    assert "None" in checks.diagnose(None, expected)
+    assert "tupla" in checks.diagnose((expected,), expected)
+    assert "tensor" in checks.diagnose(1.0, expected)
+    assert "forma" in checks.diagnose(torch.zeros(3, dtype=torch.float64), expected)
+    assert "dtype" in checks.diagnose(expected.float(), expected)
+    assert "signo" in checks.diagnose(-expected, expected)
+    assert "doble" in checks.diagnose(2 * expected, expected)
+    assert "promediaste" in checks.diagnose(expected / 2, expected, count=2)
+    assert "salida" in checks.diagnose(torch.tensor([7.0, 7.0], dtype=torch.float64), expected, output=[7.0, 7.0])
+    leaf = torch.tensor(1.0, requires_grad=True)
+    assert "cortaste el grafo" in checks.diagnose(leaf.detach() * 2, torch.tensor(3.0), graph=True)
+    assert checks.diagnose(expected.clone(), expected) is None
+
+
+def test_a_watched_function_records_its_calls_and_the_backward_passes_through_its_output():
+    watched = checks.Watched(torch.sin, "f")
+    x = torch.tensor([0.5, 1.0], dtype=torch.float64)
+    leaf = x.clone().requires_grad_(True)
+    v = torch.tensor([1.0, -2.0], dtype=torch.float64)
+    watched(leaf).backward(gradient=v)
+    checks.check_called_with_graph(watched, "vjp", "aquí", times=1, like=x)
+    checks.check_backward_passes(watched, "vjp", "aquí", times=1, gradient=v)
+    with pytest.raises(CheckFailure, match="y se pide 2 pasos hacia atrás"):
+        checks.check_backward_passes(watched, "vjp", "aquí", times=2)
+    with pytest.raises(CheckFailure, match="no partió del v que recibió"):
+        checks.check_backward_passes(watched, "vjp", "aquí", times=1, gradient=2 * v)
+    stacked = checks.Watched(torch.sin, "f")
+    stacked(torch.stack([x + 1e-6, x - 1e-6]).requires_grad_(True))  # diferencias finitas apiladas
+    with pytest.raises(CheckFailure, match="en lugar de con el x que recibió"):
+        checks.check_called_with_graph(stacked, "derivadas", "aquí", times=1, like=x)
+    with pytest.raises(CheckFailure, match="un paso hacia atrás"):
+        checks.check_backward_passes(stacked, "derivadas", "aquí", times=1)
+    plain = checks.Watched(torch.sin, "f")
+    plain(x)
+    plain(x)
+    with pytest.raises(CheckFailure, match="solo con tensores que no requieren gradiente"):
+        checks.check_called_with_graph(plain, "derivadas", "aquí")
+    with pytest.raises(CheckFailure, match="no llamó a f"):
+        checks.check_called_with_graph(checks.Watched(torch.sin, "f"), "derivadas", "aquí")
+
+
+def test_call_student_gives_the_hint_that_knows_the_exercise():
+    def breaks(x):
+        checks.fail("tu función lanzó RuntimeError: element 0 of tensors does not require grad.")
+
+    with pytest.raises(CheckFailure) as caught:
+        checks.call_student(breaks, 1.0, hints=[("does not require grad", "crea tu propia hoja")])
+    assert caught.value.hint == "crea tu propia hoja" and "RuntimeError" in caught.value.message
+    with pytest.raises(CheckFailure) as untouched:
+        checks.call_student(breaks, 1.0, hints=[("otra cosa", "no viene al caso")])
+    assert untouched.value.hint is None
+    assert checks.call_student(lambda x: x + 1, 1) == 2
+
+
+def test_a_prediction_is_compared_without_saying_what_the_cell_prints():
+    checks.check_prediction((True, False), [True, False])
+    checks.check_prediction([6, 5.0, 3.0], [6.0, 5.0, 3.0])
+    with pytest.raises(CheckFailure) as caught:
+        checks.check_prediction(16.0, 17.0, name="tu predicción")
+    assert "no coincide con lo que imprimirá la celda" in caught.value.message and "17" not in caught.value.message
+    with pytest.raises(CheckFailure, match="no coincide"):
+        checks.check_prediction(1, True)
+    with pytest.raises(CheckFailure, match="es un tensor"):
+        checks.check_prediction(torch.tensor(17.0), 17.0)
+    with pytest.raises(CheckFailure, match="lista de 3 valores"):
+        checks.check_prediction([1.0], [1.0, 2.0, 3.0])
+
+
+def _with_sources(sources, check, *args, **kwargs):
+    from autograder.statement import SOURCES
+
+    token = SOURCES.set(sources)
+    try:
+        check(*args, **kwargs)
+    finally:
+        SOURCES.reset(token)
+
+
+def test_statement_checks_read_the_answer_and_the_notebook_names_it_uses():
+    lesson = "import torch\n\ndef ejemplo(x):\n    return torch.sin(x)\n"
+    plain = "def prediccion(x):\n    return [3 * x * x, 2 * x + 1]\n"
+    _with_sources([lesson, plain], checks.check_prediction_is_plain, "prediccion")
+    for computed in (
+        "def prediccion(x):\n    with torch.enable_grad():\n        return torch.tensor(x).item()\n",
+        "def prediccion(x):\n    return ejemplo(x)\n",  # the lesson's own function uses torch
+    ):
+        with pytest.raises(CheckFailure, match="«torch»"):
+            _with_sources([lesson, computed], checks.check_prediction_is_plain, "prediccion")
+    by_hand = "def derivada(x):\n    return 3 * torch.cos(3 * x)\n"
+    with_autograd = (
+        "def derivada(x):\n    x = x.detach().requires_grad_()\n    torch.sin(3 * x).backward()\n    return x.grad\n"
+    )
+    _with_sources([lesson, by_hand], checks.check_without_autograd, "derivada")
+    with pytest.raises(CheckFailure, match=r"«\.backward»"):
+        _with_sources([lesson, with_autograd], checks.check_without_autograd, "derivada")
+    _with_sources([lesson, with_autograd], checks.check_uses_autograd, "derivada")
+    with_grad = "def derivada(x):\n    with torch.enable_grad():\n        return torch.autograd.grad(x.sin(), x)[0]\n"
+    _with_sources([lesson, with_grad], checks.check_uses_autograd, "derivada")
+    with pytest.raises(CheckFailure, match="no usa autograd"):
+        _with_sources([lesson, by_hand], checks.check_uses_autograd, "derivada")
+
+
+def test_an_answer_computed_in_float32_fails_every_time_never_by_chance():
+    def in_float32(w, x):
+        return ((w.float() * x.float() - 1.0) ** 2).mean().double()
+
+    def reference(w, x):
+        return ((w * x - 1.0) ** 2).mean()
+
+    def gradient_in_float32(x):
+        return (2 * x).float()
+
+    for _ in range(20):
+        with pytest.raises(checks.CheckFailure):
+            checks.check_function(in_float32, reference, shapes=((), (7,)), check_grad=False)
+        with pytest.raises(checks.CheckFailure, match="float32"):
+            checks.check_gradient_function(gradient_in_float32, lambda x: (x**2).sum(), shapes=((5,),))
+    checks.check_function(lambda w, x: ((x * w - 1.0) ** 2).sum() / 7, reference, shapes=((), (7,)), trials=20)
+
+
+def test_a_parameter_or_local_name_is_not_the_notebooks_name_of_the_same_spelling():
+    # The lesson defines a tensor ``a``; a prediction whose parameter is called ``a`` does not use it.
+    lesson = "import torch\na = torch.tensor([1.0, 2.0])\nx = torch.ones(2)\n"
+    _with_sources(
+        [lesson, "def prediccion(a, k):\n    return float(a) * k\n"], checks.check_prediction_is_plain, "prediccion"
+    )
+    _with_sources(
+        [lesson, "def prediccion(a):\n    x = 3\n    return [x for x in range(a)] + [(lambda a: a)(1)]\n"],
+        checks.check_prediction_is_plain,
+        "prediccion",
+    )
+    with pytest.raises(CheckFailure, match="«torch»"):  # the notebook's x, not a parameter: a tensor
+        _with_sources(
+            [lesson, "def prediccion(a):\n    return float(x.sum()) + a\n"],
+            checks.check_prediction_is_plain,
+            "prediccion",
+        )

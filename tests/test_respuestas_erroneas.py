@@ -374,6 +374,26 @@ def test_when_graded(runs, lesson_id, grade_id, index):
     assert not spanish_problems(error), f"{entry.label}: {spanish_problems(error)}\n{error}"
 
 
+# -- the same verdict in the lab and in the grader ------------------------------------------------
+
+
+def _first_line(text):
+    lines = [line.strip().removeprefix("✗").strip() for line in text.splitlines() if line.strip()]
+    return lines[0] if lines else ""
+
+
+@pytest.mark.parametrize(("lesson_id", "grade_id", "index"), _entry_params())
+def test_the_lab_and_the_grader_agree(runs, lesson_id, grade_id, index):
+    """The ✔ a student sees and the mark the grader gives agree, and a failure reads the same in both."""
+    entry = _entry(runs, lesson_id, grade_id, index)
+    passed_in_lab = CHECK in entry.student["shown"] and not entry.student["error"]
+    full_marks = entry.grader["points"] == entry.grader["maximum"] and not entry.grader["error"]
+    assert passed_in_lab == full_marks, f"{entry.label}: ✔ en el cuaderno {passed_in_lab}, nota completa {full_marks}"
+    if not passed_in_lab:
+        lab, graded = _first_line(entry.student["error"]), _first_line(entry.grader["error"])
+        assert lab == graded, f"{entry.label}: el cuaderno dice\n  {lab}\ny el calificador\n  {graded}"
+
+
 # -- the figures --------------------------------------------------------------------------------
 
 

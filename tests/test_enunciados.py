@@ -1,0 +1,470 @@
+"""What a statement promises, the grade keeps (issue 13), for every lesson in ``solutions/``.
+
+Graded by the real grader (``autograder.batch.run``, sealed, with the hidden tests):
+
+- **No answer within reach.** Every function defined in the visible part of a test cell (outside
+  ``### BEGIN HIDDEN TESTS``), pasted as the answer (as the exercise's function, with its name), earns
+  none of that exercise's points.
+- **Statements enforced.** An answer with the right values that uses what the statement forbids (or
+  leaves out what it requires) earns nothing, and the failure names that API in Spanish (``PROHIBIDAS``).
+- **Predictions that cannot be computed.** The solution of every predict-then-run exercise (its heading
+  says «Predice»), with one call to ``torch`` added, earns nothing; and a correct autograd answer wrapped in
+  ``with torch.enable_grad():`` earns full marks (``CON_ENABLE_GRAD``): a guard that punishes it is gone.
+
+Every case replaces one answer cell of the instructor's solution. Round ``k`` of a lesson is one submission
+holding the ``k``-th case of each of its exercises, and all rounds of all lessons go in one batch.
+"""
+
+import ast
+import copy
+import re
+from dataclasses import dataclass
+
+import nbformat
+import pytest
+from helpers import HIDDEN, autograded_notebook, nbgrader_meta, read, row
+
+from autograder import batch
+from autograder.course import available_lessons, is_test_cell
+from autograder.demo import answered
+
+ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+MARKERS = ("### BEGIN SOLUTION", "### END SOLUTION")
+
+# Correct values through a forbidden API (or without a required one): {lesson: {answer cell: [(case, code, named)]}}.
+# ``named`` must appear in the failure message.
+PROHIBIDAS = {
+    "03_backward_y_regla_de_la_cadena": {
+        "ej1_solucion": [
+            (
+                "la derivada escrita a mano",
+                "def gradiente_polinomio(x):\n    return 15 * x**2 + 4 * x + 4\n",
+                "no usa autograd",
+            )
+        ],
+        "ej2_solucion": [
+            (
+                "autograd en lugar de la derivada a mano",
+                "def derivada_a_mano(x):\n"
+                "    x = x.detach().clone().requires_grad_(True)\n"
+                "    ((torch.sin(3 * x) + 2) ** 3).sum().backward()\n"
+                "    return x.grad\n",
+                "«.backward»",
+            )
+        ],
+        "ej4_solucion": [
+            (
+                "autograd en lugar de la retropropagación a mano",
+                "def retropropagar_a_mano(a, b):\n"
+                "    a, b = (t.detach().clone().requires_grad_(True) for t in (a, b))\n"
+                "    c = a * b\n"
+                "    d = c + a\n"
+                "    e = d * d\n"
+                "    for nodo in (c, d, e):\n"
+                "        nodo.retain_grad()\n"
+                "    e.backward()\n"
+                '    return {"e": e.grad, "d": d.grad, "c": c.grad, "a": a.grad, "b": b.grad}\n',
+                "«.backward»",
+            )
+        ],
+        "ej5_solucion": [
+            (
+                "un gancho en lugar de retain_grad()",
+                "def gradiente_intermedio(x):\n"
+                "    x = x.detach().clone().requires_grad_(True)\n"
+                "    guardados = []\n"
+                "    u = torch.sin(3 * x) + 2\n"
+                "    u.register_hook(guardados.append)\n"
+                "    (u**3).backward()\n"
+                "    return guardados[0], x.grad\n",
+                "«.retain_grad»",
+            )
+        ],
+    },
+    "04_gradientes_no_escalares": {
+        "ej2_solucion": [
+            (
+                "torch.autograd.functional.vjp",
+                "def vjp(f, x, v):\n    return torch.autograd.functional.vjp(f, x, v)[1]\n",
+                "«torch.autograd.functional»",
+            ),
+            (
+                "v por el jacobiano completo",
+                "from torch.autograd.functional import jacobian\n\n\n"
+                "def vjp(f, x, v):\n"
+                "    completo = jacobian(f, x).reshape(v.numel(), x.numel())\n"
+                "    return (v.reshape(1, -1) @ completo).reshape(x.shape)\n",
+                "«torch.autograd.functional»",
+            ),
+        ],
+        "ej3_solucion": [
+            (
+                "v preguntado a autograd",
+                "def vector_equivalente(y, reduccion):\n"
+                "    hoja = y.detach().clone().requires_grad_(True)\n"
+                "    reducciones = {\n"
+                '        "suma": lambda t: t.sum(),\n'
+                '        "media": lambda t: t.mean(),\n'
+                '        "media_del_lote": lambda t: t.sum() / t.shape[0],\n'
+                '        "suma_de_cuadrados": lambda t: (t**2).sum(),\n'
+                "    }\n"
+                "    return torch.autograd.grad(reducciones[reduccion](hoja), hoja)[0]\n",
+                "«torch.autograd»",
+            )
+        ],
+        "ej4_solucion": [
+            (
+                "la diagonal del jacobiano de torch.autograd.functional",
+                "def derivadas(f, x):\n"
+                "    completo = torch.autograd.functional.jacobian(f, x).reshape(x.numel(), x.numel())\n"
+                "    return completo.diagonal().reshape(x.shape)\n",
+                "«torch.autograd.functional»",
+            )
+        ],
+        "ej5_solucion": [
+            (
+                "torch.autograd.functional.jacobian",
+                "def jacobiano(f, x):\n    return torch.autograd.functional.jacobian(f, x)\n",
+                "«torch.autograd.functional»",
+            )
+        ],
+    },
+}
+
+# Answer cells whose solution, wrapped whole in ``with torch.enable_grad():``, must keep full marks.
+CON_ENABLE_GRAD = {
+    "03_backward_y_regla_de_la_cadena": ["ej1_solucion", "ej3_solucion", "ej5_solucion"],
+    "04_gradientes_no_escalares": ["ej2_solucion", "ej4_solucion", "ej5_solucion"],
+}
+
+# Lessons 05–08: the same promises, for the APIs their statements forbid or require.
+_DIFERENCIAS_FINITAS = (
+    "    h = 1e-6\n"
+    "    plano = {x}.detach().clone().reshape(-1)\n"
+    "    gradiente = torch.zeros_like(plano)\n"
+    "    for i in range(plano.numel()):\n"
+    "        mas, menos = plano.clone(), plano.clone()\n"
+    "        mas[i] += h\n"
+    "        menos[i] -= h\n"
+    "        gradiente[i] = ({L}(mas.reshape({x}.shape)) - {L}(menos.reshape({x}.shape))) / (2 * h)\n"
+    "    return gradiente.reshape({x}.shape)\n"
+)
+PROHIBIDAS.update(
+    {
+        "05_acumulacion_de_gradientes": {
+            "ej2_solucion": [
+                (
+                    "el zero_grad() de un optimizador",
+                    "def vaciar_y_retropropagar(parametros, perdida, set_to_none=True):\n"
+                    "    torch.optim.SGD(list(parametros.values()), lr=0.1).zero_grad(set_to_none=set_to_none)\n"
+                    "    perdida.backward()\n",
+                    "«.zero_grad»",
+                )
+            ],
+            "ej4_solucion": [
+                (
+                    "torch.optim.SGD con momento",
+                    "def paso_con_momento(parametros, perdida, tasa, momento, velocidades):\n"
+                    "    sgd = torch.optim.SGD(parametros, lr=tasa, momentum=momento)\n"
+                    "    for p, v in zip(parametros, velocidades):\n"
+                    "        if v is not None:\n"
+                    '            sgd.state[p]["momentum_buffer"] = v.clone()\n'
+                    "    sgd.zero_grad()\n"
+                    "    perdida.backward()\n"
+                    "    sgd.step()\n"
+                    '    return perdida.item(), [sgd.state[p].get("momentum_buffer") for p in parametros]\n',
+                    "«torch.optim»",
+                )
+            ],
+        },
+        "06_desactivar_el_seguimiento": {
+            "ej4_solucion": [
+                (
+                    "torch.nn.utils.clip_grad_norm_",
+                    "def paso_recortado(parametros, perdida, tasa, norma_maxima):\n"
+                    "    entrenables = [p for p in parametros if p.requires_grad]\n"
+                    "    for p in entrenables:\n"
+                    "        p.grad = None\n"
+                    "    perdida.backward()\n"
+                    "    norma = float(torch.nn.utils.clip_grad_norm_(entrenables, norma_maxima))\n"
+                    "    with torch.no_grad():\n"
+                    "        for p in entrenables:\n"
+                    "            p -= tasa * p.grad\n"
+                    "    return norma\n",
+                    "«torch.nn.utils»",
+                ),
+                (
+                    "el gradiente escrito a mano, sin autograd",
+                    "def paso_recortado(parametros, perdida, tasa, norma_maxima):\n"
+                    "    entrenables = [p for p in parametros if p.requires_grad]\n"
+                    "    with torch.no_grad():\n"
+                    "        for p in entrenables:\n"
+                    "            p.grad = 2 * (p - 3)\n"
+                    "            p -= tasa * p.grad\n"
+                    "    return 0.0\n",
+                    "no usa autograd",
+                ),
+            ],
+            "ej5_solucion": [
+                (
+                    "diferencias finitas, sin autograd",
+                    "def gradiente_dentro(f, x):\n" + _DIFERENCIAS_FINITAS.format(x="x", L="f"),
+                    "no usa autograd",
+                )
+            ],
+        },
+        "07_errores_comunes": {
+            "ej1_solucion": [
+                (
+                    "diferencias finitas, sin autograd",
+                    "def gradiente_softplus(f, w):\n"
+                    "    def L(v):\n"
+                    "        return torch.log1p(torch.exp(f(v))).sum()\n\n" + _DIFERENCIAS_FINITAS.format(x="w", L="L"),
+                    "no usa autograd",
+                )
+            ],
+            "ej2_solucion": [
+                (
+                    "el jacobiano de torch.autograd.functional",
+                    "def gradientes_por_ejemplo(f, w):\n"
+                    "    plano = w.detach().clone().reshape(-1)\n"
+                    "    perdidas = lambda v: torch.log1p(f(v.reshape(w.shape)) ** 2)  # noqa: E731\n"
+                    "    jac = torch.autograd.functional.jacobian(perdidas, plano)\n"
+                    "    return [fila.reshape(w.shape) for fila in jac]\n",
+                    "«torch.autograd.functional»",
+                )
+            ],
+        },
+        "08_proyecto_final": {
+            "ej1_solucion": [
+                (
+                    "torch.nn.functional.mse_loss",
+                    "def perdida_mse(prediccion, y):\n    return torch.nn.functional.mse_loss(prediccion, y)\n",
+                    "«torch.nn»",
+                )
+            ],
+            "ej2_solucion": [
+                (
+                    "torch.optim.SGD",
+                    "def paso(parametros, perdida, tasa):\n"
+                    "    optimizador = torch.optim.SGD(parametros, lr=abs(tasa), maximize=tasa < 0)\n"
+                    "    optimizador.zero_grad()\n"
+                    "    perdida.backward()\n"
+                    "    optimizador.step()\n"
+                    "    return perdida.item()\n",
+                    "«torch.optim»",
+                )
+            ],
+            "ej4_solucion": [
+                (
+                    "torch.optim.SGD",
+                    "def entrenar(x, y, tasa, epocas, modelo=recta):\n"
+                    "    w = torch.zeros((), dtype=torch.float64, requires_grad=True)\n"
+                    "    b = torch.zeros((), dtype=torch.float64, requires_grad=True)\n"
+                    "    optimizador = torch.optim.SGD([w, b], lr=abs(tasa), maximize=tasa < 0)\n"
+                    "    historial = []\n"
+                    "    for _ in range(epocas):\n"
+                    "        optimizador.zero_grad()\n"
+                    "        perdida = ((modelo(x, w, b) - y) ** 2).mean()\n"
+                    "        perdida.backward()\n"
+                    "        optimizador.step()\n"
+                    "        historial.append(perdida.item())\n"
+                    "    return w, b, historial\n",
+                    "«torch.optim»",
+                ),
+                (
+                    "copias sin historia en lugar de los tensores hoja",
+                    "def entrenar(x, y, tasa, epocas, modelo=recta):\n"
+                    "    w = torch.zeros((), dtype=torch.float64, requires_grad=True)\n"
+                    "    b = torch.zeros((), dtype=torch.float64, requires_grad=True)\n"
+                    "    historial = []\n"
+                    "    for _ in range(epocas):\n"
+                    "        perdida = ((modelo(x, w, b) - y) ** 2).mean()\n"
+                    "        gw, gb = torch.autograd.grad(perdida, (w, b))\n"
+                    "        with torch.no_grad():\n"
+                    "            w -= tasa * gw\n"
+                    "            b -= tasa * gb\n"
+                    "        historial.append(perdida.item())\n"
+                    "    return w.detach(), b.detach(), historial\n",
+                    "los tensores hoja que entrenaste",
+                ),
+            ],
+        },
+    }
+)
+CON_ENABLE_GRAD.update(
+    {
+        "05_acumulacion_de_gradientes": ["ej2_solucion", "ej3_solucion", "ej4_solucion", "ej5_solucion"],
+        "06_desactivar_el_seguimiento": ["ej2_solucion", "ej3_solucion", "ej4_solucion", "ej5_solucion"],
+        "07_errores_comunes": ["ej1_solucion", "ej2_solucion", "ej3_solucion", "ej4_solucion"],
+        # entrenar y tasa_maxima_estable call the student's paso and entrenar, which another case may replace.
+        "08_proyecto_final": ["ej1_solucion", "ej2_solucion"],
+    }
+)
+
+
+@dataclass
+class Case:
+    lesson: object
+    answer_id: str  # the answer cell it replaces
+    test_id: str  # the exercise's test cell
+    kind: str  # "visible", "prohibida", "prediccion" or "enable_grad"
+    label: str
+    code: str
+    full_marks: bool = False  # expected: full marks (else none)
+    named: str = ""  # what the failure message must contain
+    student: str = ""
+
+    @property
+    def id(self):
+        return f"{self.lesson.id[:2]}-{self.answer_id}-{self.kind}-{self.label}"
+
+
+def solution_code(cell):
+    return "\n".join(line for line in cell.source.splitlines() if line.strip() not in MARKERS)
+
+
+def exercises(lesson):
+    """``[(answer cell, its test cell, the heading of its statement)]`` from the instructor's notebook."""
+    found, pending, heading = [], [], ""
+    for cell in read(lesson.source).cells:
+        meta = nbgrader_meta(cell)
+        if cell.cell_type == "markdown" and cell.source.lstrip().startswith("#"):
+            heading = cell.source.lstrip().splitlines()[0]
+        elif meta.get("solution") and cell.cell_type == "code":
+            pending.append((cell, heading))
+        elif is_test_cell(cell):
+            found += [(answer, cell, title) for answer, title in pending]
+            pending = []
+    return found
+
+
+def visible_part(test_cell):
+    lines = HIDDEN.sub("", test_cell.source).splitlines()
+    return "\n".join(line for line in lines if not line.startswith("%%"))
+
+
+def exercise_function(answer_cell):
+    tree = ast.parse(solution_code(answer_cell))
+    return next(node for node in tree.body if isinstance(node, ast.FunctionDef))
+
+
+def pasted(function, name):
+    """The source of ``function`` renamed ``name``, after the imports an answer cell may rely on."""
+    renamed = copy.deepcopy(function)
+    renamed.name = name
+    return f"import math\n\nimport torch\n\n\n{ast.unparse(renamed)}\n"
+
+
+def with_statement_first(function, statement):
+    """The function with ``statement`` (source) run first, or with its whole body inside it if it ends in ``:``."""
+    changed = copy.deepcopy(function)
+    if statement.endswith(":"):
+        block = ast.parse(f"{statement}\n    pass").body[0]
+        block.body = changed.body
+        changed.body = [block]
+    else:
+        changed.body = [*ast.parse(statement).body, *changed.body]
+    return ast.fix_missing_locations(changed)
+
+
+def cases_of(lesson):
+    cases = []
+    for answer, test, heading in exercises(lesson):
+        answer_id, test_id = nbgrader_meta(answer)["grade_id"], nbgrader_meta(test)["grade_id"]
+        function = exercise_function(answer)
+        for node in ast.walk(ast.parse(visible_part(test))):
+            if isinstance(node, ast.FunctionDef):
+                cases.append(Case(lesson, answer_id, test_id, "visible", node.name, pasted(node, function.name)))
+        for label, code, named in PROHIBIDAS.get(lesson.id, {}).get(answer_id, []):
+            cases.append(Case(lesson, answer_id, test_id, "prohibida", label, code, named=named))
+        if "predice" in heading.lower():
+            computed = with_statement_first(function, "torch.zeros(1)")
+            code = f"import torch\n\n\n{ast.unparse(computed)}\n"
+            cases.append(Case(lesson, answer_id, test_id, "prediccion", "llama a torch", code, named="«torch»"))
+        if answer_id in CON_ENABLE_GRAD.get(lesson.id, []):
+            wrapped = with_statement_first(function, "with torch.enable_grad():")
+            code = f"import torch\n\n\n{ast.unparse(wrapped)}\n"
+            cases.append(Case(lesson, answer_id, test_id, "enable_grad", "solución", code, full_marks=True))
+    return cases
+
+
+LESSONS = available_lessons()
+CASES = [case for lesson in LESSONS for case in cases_of(lesson)]
+
+
+def rounds(cases):
+    """``{student: [cases]}``: round ``k`` holds the ``k``-th case of each exercise of one lesson."""
+    by_exercise = {}
+    for case in cases:
+        by_exercise.setdefault((case.lesson.id, case.answer_id), []).append(case)
+    students = {}
+    for (lesson_id, _), items in by_exercise.items():
+        for k, case in enumerate(items):
+            case.student = f"ronda{k}"
+            students.setdefault((case.student, lesson_id), []).append(case)
+    return students
+
+
+def error_text(outputs):
+    parts = []
+    for output in outputs:
+        if output.output_type == "error":
+            parts += [output.get("evalue", ""), *output.get("traceback", [])]
+    return ANSI.sub("", "\n".join(parts))
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory):
+    """Every case graded once, in one batch: ``{case id: (points, maximum, error text)}``."""
+    workspace = tmp_path_factory.mktemp("enunciados")
+    folder = workspace / "entregas"
+    lessons = {lesson.id: lesson for lesson in LESSONS}
+    for (student, lesson_id), cases in rounds(CASES).items():
+        lesson = lessons[lesson_id]
+        notebook = answered(lesson)
+        replacements = {case.answer_id: case.code for case in cases}
+        for cell in notebook.cells:
+            grade_id = nbgrader_meta(cell).get("grade_id")
+            if nbgrader_meta(cell).get("solution") and cell.cell_type == "code" and grade_id in replacements:
+                cell.source = replacements[grade_id]
+        path = folder / student / lesson_id / lesson.notebook_name
+        path.parent.mkdir(parents=True)
+        nbformat.write(notebook, path)
+    result = batch.run(folder, workspace, workers=2)
+    maxima = {
+        lesson.id: {grade_id: points for grade_id, points, automatic in lesson.graded_cells() if automatic}
+        for lesson in LESSONS
+    }
+    outcomes = {}
+    for case in CASES:
+        grades = row(result, case.lesson, case.student)
+        cells = autograded_notebook(result, case.lesson, case.student).cells
+        outputs = next(c.outputs for c in cells if nbgrader_meta(c).get("grade_id") == case.test_id)
+        outcomes[case.id] = (float(grades[case.test_id]), maxima[case.lesson.id][case.test_id], error_text(outputs))
+    return outcomes
+
+
+@pytest.mark.parametrize("case", CASES, ids=[case.id for case in CASES])
+def test_the_grade_keeps_what_the_statement_promises(graded, case):
+    points, maximum, error = graded[case.id]
+    if case.full_marks:
+        assert points == maximum and not error, f"{case.id}: {points} de {maximum}\n{error}\n{case.code}"
+        return
+    assert points == 0, f"{case.id}: obtiene {points} de {maximum} con\n{case.code}"
+    if case.named:
+        assert case.named in error, f"{case.id}: el mensaje no dice {case.named}:\n{error}"
+
+
+def test_every_lesson_checks_its_predictions_and_the_exercises_the_issue_names():
+    kinds = {(case.lesson.id[:2], case.answer_id, case.kind) for case in CASES}
+    for lesson in LESSONS:
+        headings = [heading for _, _, heading in exercises(lesson)]
+        if any("predice" in heading.lower() for heading in headings):
+            assert any(k[0] == lesson.id[:2] and k[2] == "prediccion" for k in kinds), lesson.id
+    for lesson_id, answers in [("04", ["ej2_solucion", "ej4_solucion", "ej5_solucion"]), ("03", ["ej1_solucion"])]:
+        if any(lesson.id.startswith(lesson_id) for lesson in LESSONS):
+            kind = "prohibida"
+            assert all((lesson_id, answer, kind) in kinds for answer in answers), (lesson_id, answers)
+    if any(lesson.id.startswith("03") for lesson in LESSONS):
+        assert {("03", "ej1_solucion", "enable_grad"), ("03", "ej5_solucion", "enable_grad")} <= kinds
