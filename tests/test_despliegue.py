@@ -47,7 +47,8 @@ COURSE = "gradientes"
 LESSON = "01_tensores_y_requires_grad"
 INSTRUCTOR, ANA, BETO = "curso-prof", "curso-ana", "curso-beto"
 ACCOUNTS = (INSTRUCTOR, ANA, BETO)
-PYTHON = Path(sys.executable)  # the course's environment: the hub, the servers and «curso» all run from it
+PYTHON = Path(sys.executable)  # the instructor's environment: the hub, the formgrader and «curso» run from it
+STUDENT_PYTHON = "/usr/bin/python3"  # Debian's, for the student edition's environment (the students' servers)
 LOCK = Path(tempfile.gettempdir()) / "curso-despliegue-pruebas.lock"
 
 missing = [
@@ -255,6 +256,11 @@ def course(postgres):
     ports = {name: free_port() for name in ("hub", "proxy", "api", "formgrader")}
     database = f"postgresql://{INSTRUCTOR}@/{COURSE}?host={postgres['host']}&port={postgres['port']}"
     workspace = Path("/home") / INSTRUCTOR / COURSE
+    # The students' servers run from the student edition's own environment, made as the guide says, with
+    # Debian's Python: no solutions/, no grader, no instructor extensions.
+    edition = folder / "estudiantes"
+    assert cli.main(["publicar", str(edition)]) == 0
+    run(["make", "-C", edition, "instalar", f"PYTHON={STUDENT_PYTHON}"])
     clase = folder / "clase.toml"
     clase.write_text(
         f'[curso]\nid = "{COURSE}"\ndirectorio = "{workspace}"\nintercambio = "{folder / "intercambio"}"\n'
@@ -262,7 +268,7 @@ def course(postgres):
         f'[personas]\ninstructor = "{INSTRUCTOR}"\nalumnos = ["{ANA}", "{BETO}"]\ncrear_usuarios = true\n\n'
         f'[hub]\nestado = "{folder / "estado"}"\nurl = "http://127.0.0.1:{ports["proxy"]}"\n'
         f"puerto_hub = {ports['hub']}\npuerto_api_proxy = {ports['api']}\npuerto_formgrader = {ports['formgrader']}\n"
-        'autenticador = "pam"\nentorno_alumnos = ""\n',
+        f'autenticador = "pam"\nentorno_alumnos = "{edition / ".venv"}"\n',
         encoding="utf-8",
     )
     preparation = run([PYTHON, DESPLIEGUE / "preparar.py", clase])
@@ -275,6 +281,7 @@ def course(postgres):
             "folder": folder,
             "workspace": workspace,
             "exchange": folder / "intercambio",
+            "edition": edition,
             "url": f"http://127.0.0.1:{ports['proxy']}",
             "passwords": passwords,
             "preparation": preparation.stdout,
@@ -387,6 +394,29 @@ def test_una_clase_por_el_intercambio(course, hub, graded, postgres):
     assert "@jupyter/nbgrader:assignment-list" not in disabled
     assert hub.request("GET", ANA, f"/user/{ANA}/formgrader").status_code == 404
     assert hub.request("GET", ANA, f"/services/{COURSE}/formgrader/api/assignments").status_code == 403
+
+    # Ana's server runs from the student edition's environment, where %%comprobar works and nothing of the
+    # instructor's exists (no solutions, no grader).
+    servers = [p for p in psutil.process_iter(["username", "cmdline"]) if p.info["username"] == ANA]
+    commands = [" ".join(p.info["cmdline"] or []) for p in servers]
+    assert any(str(course["edition"] / ".venv" / "bin" / "jupyterhub-singleuser") in c for c in commands), commands
+    probe = (
+        "import importlib.util, IPython\n"
+        "shell = IPython.core.interactiveshell.InteractiveShell.instance()\n"
+        "shell.run_cell('import autograder.selfcheck')\n"
+        "result = shell.run_cell('%%comprobar\\nfrom autograder.checks import passed\\npassed(\"hola\")')\n"
+        "print(result.success, [importlib.util.find_spec(m) is None for m in ('autograder.verdict', 'nbgrader')])\n"
+    )
+    python = course["edition"] / ".venv" / "bin" / "python"
+    checked = subprocess.run(
+        ["runuser", "-u", ANA, "--", "env", "-i", "HOME=/tmp", "LANG=C.UTF-8", str(python), "-c", probe],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd="/",
+    )
+    assert "✔ hola" in checked.stdout and "True [True, False]" in checked.stdout, checked.stdout + checked.stderr
+    assert not (course["edition"] / "solutions").exists()
 
     # Collected under the ids «curso calificar» gives them, graded, in PostgreSQL and in the CSV.
     assert "curso_ana, curso_beto" in graded["collected"]
