@@ -12,7 +12,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.progress import Progress
 
-from autograder import execute, grade, report, submissions
+from autograder import class_reports, execute, grade, report, submissions
 from autograder.course import available_lessons, find_lesson, gradebook_url
 
 
@@ -38,17 +38,18 @@ class BatchResult:
         return {student: "; ".join(texts) or report.GRADED for student, texts in notes.items()}
 
 
-def run(source, workspace, lesson_id=None, console=None, workers=None, sealed=True):
+def run(source, workspace, lesson_id=None, console=None, workers=None, sealed=True, spanish_csv=False):
     """Grade every submission in ``source`` inside the nbgrader workspace ``workspace``.
 
     ``workers`` submissions are graded at once (by default, one per core), each worker with
-    its own sandbox whose imports are done before the first submission arrives.
+    its own sandbox whose imports are done before the first submission arrives. ``spanish_csv``
+    writes the reports' CSV files for a spreadsheet in Spanish (see :mod:`autograder.spreadsheets`).
     """
     with warnings.catch_warnings():
         # nbgrader's SQLAlchemy and nbformat warnings say nothing an instructor can act on.
         warnings.simplefilter("ignore")
         workers = workers or os.cpu_count() or 1
-        return _run(source, workspace, lesson_id, console or Console(), workers, sealed)
+        return _run(source, workspace, lesson_id, console or Console(), workers, sealed, spanish_csv)
 
 
 def _start_worker(sealed):
@@ -92,7 +93,7 @@ def _workers(count, sealed):
         pool.shutdown(cancel_futures=True)
 
 
-def _run(source, workspace, lesson_id, console, workers, sealed):
+def _run(source, workspace, lesson_id, console, workers, sealed, spanish_csv=False):
     workspace = Path(workspace).resolve()
     result = BatchResult(workspace, [], [])
     with _workers(workers, sealed) as pool:
@@ -120,5 +121,9 @@ def _run(source, workspace, lesson_id, console, workers, sealed):
             result.seconds = time.perf_counter() - started
     for lesson in sorted({s.lesson for s in found if s.lesson}):
         statuses = result.statuses(lesson)
-        result.tables[lesson] = report.write_reports(gradebook_url(workspace), lesson, statuses, workspace / "informes")
+        result.tables[lesson] = report.write_reports(
+            gradebook_url(workspace), lesson, statuses, workspace / "informes", spanish_csv
+        )
+    if result.tables:
+        class_reports.write_course(workspace)
     return result

@@ -8,7 +8,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from autograder import batch, course, exchange, publish, release
+from autograder import batch, class_reports, course, exchange, lms, publish, release, report
 from autograder.course import NOTEBOOKS, ROOT, find_lesson
 from autograder.demo import build_demo
 from autograder.sandbox import SandboxUnavailable
@@ -110,8 +110,38 @@ def cmd_calificar(args):
         console.print(f"Libro de calificaciones: [bold]{course.without_password(url)}[/bold]")
     if args.sin_aislamiento:
         console.print("[yellow]Aviso:[/yellow] el código de los alumnos se ejecutará sin aislamiento (sin bubblewrap).")
-    result = batch.run(args.entregas, args.directorio, args.leccion, console, args.procesos, not args.sin_aislamiento)
+    result = batch.run(
+        args.entregas, args.directorio, args.leccion, console, args.procesos, not args.sin_aislamiento, args.csv_es
+    )
     show_results(result)
+    if args.formato_lms and result.tables:
+        show_lms_export(workspace, args.formato_lms, args.csv_es)
+
+
+def show_lms_export(workspace, formats, spanish_csv):
+    paths, left_out = class_reports.export_lms(workspace, formats, spanish_csv)
+    for path in paths:
+        console.print(f"[green]✔[/green] Para el LMS: [bold]{path}[/bold]")
+    if left_out:
+        console.print(f"[yellow]Notas que no van en el archivo del LMS ({len(left_out)}):[/yellow]")
+        for lesson, student, why in left_out:
+            console.print(f"  {student} ({lesson.id}): {why}")
+
+
+def cmd_resumen(args):
+    workspace = Path(args.directorio).resolve()
+    tables = []
+    for lesson in class_reports.graded_lessons(workspace):
+        url = course.gradebook_url(workspace)
+        table = report.write_reports(url, lesson.id, {}, workspace / "informes", args.csv_es)
+        tables.append((lesson, table))
+        console.print(f"[green]✔[/green] {lesson.id}: {len(table)} entregas; informe en clase_{lesson.id}.html")
+    if not tables:
+        raise ValueError(f"«{workspace}» no tiene ninguna lección calificada: califica antes con «curso calificar».")
+    page = class_reports.write_course(workspace, tables)
+    console.print(f"Informe del curso: [bold]{page}[/bold]")
+    if args.formato_lms:
+        show_lms_export(workspace, args.formato_lms, args.csv_es)
 
 
 def _exchange(step):
@@ -132,6 +162,25 @@ def cmd_demo(args):
     build_demo(folder, lessons)
     console.print(f"Entregas de ejemplo creadas en [bold]{folder}[/bold].")
     show_results(batch.run(folder, args.directorio, console=console))
+
+
+def _report_options(command):
+    command.add_argument(
+        "--formato-lms",
+        action="append",
+        choices=lms.FORMATS,
+        metavar="{moodle,moodle-en,canvas}",
+        help="escribe también las notas finales para importarlas en el LMS: moodle (la hoja de calificaciones de "
+        "cada tarea, con Moodle en español), moodle-en (la misma, con Moodle en inglés) o canvas (el libro de "
+        "calificaciones); puede repetirse. Una nota aún pendiente de revisión, o que no se pudo calificar, va vacía "
+        "(nunca 0) y se avisa",
+    )
+    command.add_argument(
+        "--csv-es",
+        action="store_true",
+        help="escribe los CSV para una hoja de cálculo en español (LibreOffice, Excel): separados por «;» y con "
+        "coma decimal",
+    )
 
 
 def parser():
@@ -179,7 +228,25 @@ def parser():
         action="store_true",
         help="ejecuta el código de los alumnos sin bubblewrap (solo si confías en todas las entregas)",
     )
+    _report_options(calificar)
     calificar.set_defaults(func=cmd_calificar)
+
+    resumen = commands.add_parser(
+        "resumen",
+        help="rehace los informes de todas las lecciones calificadas y la página del curso",
+        description="Rehace, con las notas puestas a mano hasta ahora, los informes de cada lección calificada en el "
+        "espacio de trabajo (calificaciones, qué falló la clase, entregas parecidas y la página de la clase) y escribe "
+        "informes/curso.html, con todas las lecciones. Con --formato-lms, también los archivos para importar las notas "
+        "en Moodle o Canvas.",
+    )
+    resumen.add_argument(
+        "--directorio",
+        type=Path,
+        default=ROOT,
+        help="espacio de trabajo de nbgrader (por defecto, la raíz del curso)",
+    )
+    _report_options(resumen)
+    resumen.set_defaults(func=cmd_resumen)
 
     publicar = commands.add_parser(
         "publicar",

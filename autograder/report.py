@@ -8,6 +8,7 @@ from matplotlib.figure import Figure
 from nbgrader.api import Gradebook, MissingEntry
 
 from autograder.course import find_lesson
+from autograder.spreadsheets import write_csv
 
 GRADED = "calificada"
 PENDING = "falta calificar a mano {count} respuesta(s) de reflexión: el total aún no es definitivo"
@@ -83,18 +84,30 @@ def plot_exercises(table, lesson_id, path):
     figure.savefig(path, dpi=100)
 
 
-def write_reports(db_url, lesson_id, statuses, folder):
-    """Write ``calificaciones_<id>.csv`` and ``ejercicios_<id>.png`` into ``folder``; return the table.
+def kept_statuses(folder, lesson_id):
+    """The statuses that earlier batches kept in ``estados_<id>.json`` (see :func:`write_reports`)."""
+    kept = Path(folder) / f"estados_{lesson_id}.json"
+    return json.loads(kept.read_text("utf-8")) if kept.exists() else {}
 
-    Statuses are kept in ``estados_<id>.json`` so that a later batch does not lose them.
+
+def write_reports(db_url, lesson_id, statuses, folder, spanish_csv=False):
+    """Write a lesson's reports into ``folder`` (the workspace's ``informes/``); return the grades table.
+
+    ``calificaciones_<id>.csv`` and ``ejercicios_<id>.png`` here; what the class got wrong, the similar
+    pairs and the class page in :mod:`autograder.class_reports`. Statuses are kept in ``estados_<id>.json``
+    so that a later batch does not lose them. ``spanish_csv``: CSV files as a spreadsheet in Spanish reads
+    them (see :mod:`autograder.spreadsheets`).
     """
+    from autograder import class_reports  # it uses this module
+
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
-    kept = folder / f"estados_{lesson_id}.json"
-    all_statuses = json.loads(kept.read_text("utf-8")) if kept.exists() else {}
+    all_statuses = kept_statuses(folder, lesson_id)
     all_statuses.update(statuses)
+    kept = folder / f"estados_{lesson_id}.json"
     kept.write_text(json.dumps(all_statuses, ensure_ascii=False, indent=1, sort_keys=True), encoding="utf-8")
     table = lesson_table(db_url, lesson_id, all_statuses)
-    table.to_csv(folder / f"calificaciones_{lesson_id}.csv", index=False, encoding="utf-8")
+    write_csv(table, folder / f"calificaciones_{lesson_id}.csv", spanish_csv)
     plot_exercises(table, lesson_id, folder / f"ejercicios_{lesson_id}.png")
+    class_reports.write_lesson(folder.parent, lesson_id, table, folder, spanish_csv)
     return table

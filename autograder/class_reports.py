@@ -1,0 +1,104 @@
+"""After grading: what the class got wrong, which submissions look alike, and the pages that show both.
+
+For a lesson (:func:`write_lesson`, called by :func:`autograder.report.write_reports` at the end of every
+``curso calificar``) it writes into ``informes/``: ``errores_<id>.csv``, ``similitud_<id>.csv``,
+``similitud_<id>.html`` and ``clase_<id>.html``. For the workspace (:func:`write_course`) it writes
+``curso.html``, which covers every lesson graded there.
+"""
+
+from pathlib import Path
+
+import nbformat
+import pandas as pd
+from nbgrader.api import Gradebook
+
+from autograder import diagnoses, lms, pages, report, similarity
+from autograder.course import available_lessons, find_lesson, gradebook_url, workspace_notebook
+from autograder.spreadsheets import write_csv
+
+
+def autograded_notebooks(workspace, lesson_id, students):
+    """``{student: autograded notebook}`` of those ``students`` whose submission was autograded."""
+    found = {}
+    for student in sorted(students):
+        path = workspace_notebook(workspace, "autograded", student, lesson_id)
+        if path.exists():
+            # Written by nbgrader itself: read as it is, without validating it against the schema again.
+            found[student] = nbformat.v4.reads(path.read_text(encoding="utf-8"))
+    return found
+
+
+def write_lesson(workspace, lesson_id, table, folder, spanish_csv=False):
+    """The errors, the similar pairs and the class page of a lesson whose grades ``table`` is written;
+    returns the errors table and the pairs."""
+    lesson, folder, names = find_lesson(lesson_id), Path(folder), pages.files(lesson_id)
+    notebooks = autograded_notebooks(workspace, lesson_id, table["alumno"])
+    errors = diagnoses.lesson_errors(lesson_id, notebooks)
+    write_csv(errors, folder / names["errores"], spanish_csv)
+    released = nbformat.read(lesson.released, as_version=4)
+    solution = nbformat.read(lesson.source, as_version=4)
+    pairs = similarity.similar_pairs(notebooks, released, solution)
+    write_csv(similarity.pairs_table(pairs), folder / names["similitud_csv"], spanish_csv)
+    pages.write_similarity_page(folder, lesson, pairs, len(notebooks))
+    flagged = sum(pair.flagged for pair in pairs)
+    pages.write_lesson_page(folder, lesson, table, errors, flagged)
+    return errors, pairs
+
+
+def graded_lessons(workspace):
+    """The syllabus's lessons with at least one submission in the workspace's gradebook, in order."""
+    with Gradebook(gradebook_url(workspace)) as gradebook:
+        graded = {assignment.name for assignment in gradebook.assignments if assignment.num_submissions}
+    return [lesson for lesson in available_lessons() if lesson.id in graded]
+
+
+def _read_written(path):
+    """A CSV file that :func:`write_csv` wrote, in either format."""
+    with open(path, encoding="utf-8-sig") as file:
+        spanish = ";" in file.readline()
+    options = {"sep": ";", "decimal": ","} if spanish else {}
+    return pd.read_csv(path, encoding="utf-8-sig", keep_default_na=False, **options)
+
+
+def lesson_tables(workspace):
+    """``(lesson, grades table)`` of every lesson graded in the workspace, with the grades given by hand so far
+    and the statuses of every batch."""
+    folder = Path(workspace) / "informes"
+    url = gradebook_url(workspace)
+    return [
+        (lesson, report.lesson_table(url, lesson.id, report.kept_statuses(folder, lesson.id)))
+        for lesson in graded_lessons(workspace)
+    ]
+
+
+def write_course(workspace, tables=None):
+    """``curso.html``: every lesson graded in the workspace (``tables``: from :func:`lesson_tables`)."""
+    folder = Path(workspace) / "informes"
+    entries = []
+    for lesson, table in tables if tables is not None else lesson_tables(workspace):
+        names = pages.files(lesson.id)
+        errors = (
+            _read_written(folder / names["errores"])
+            if (folder / names["errores"]).exists()
+            else pd.DataFrame(columns=diagnoses.COLUMNS)
+        )
+        pairs_file = folder / names["similitud_csv"]
+        flagged = int((_read_written(pairs_file)["revisar"] == "sí").sum()) if pairs_file.exists() else None
+        entries.append((lesson, table, errors, flagged))
+    folder.mkdir(parents=True, exist_ok=True)
+    pages.write_course_page(folder, entries)
+    return folder / pages.COURSE_PAGE
+
+
+def student_names(workspace):
+    """``{student id: the name the LMS gave}`` from the workspace's gradebook (see :func:`autograder.grade.prepare`)."""
+    with Gradebook(gradebook_url(workspace)) as gradebook:
+        return {s.id: " ".join(filter(None, (s.first_name, s.last_name))) for s in gradebook.students}
+
+
+def export_lms(workspace, formats, spanish_csv=False, tables=None):
+    """The LMS files of every lesson graded in the workspace (see :mod:`autograder.lms`), in ``informes/``;
+    returns their paths and the grades they leave out, ``[(lesson, student, why)]``."""
+    tables = tables if tables is not None else lesson_tables(workspace)
+    paths = lms.export(Path(workspace) / "informes", tables, student_names(workspace), formats, spanish_csv)
+    return paths, lms.not_exported(tables)
