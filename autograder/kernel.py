@@ -123,6 +123,20 @@ def warm_up():
     import torch
     import torchviz  # noqa: F401
 
+    # The first optimizer step imports torch._dynamo (about a second): once here, not once per submission.
+    layer = torch.nn.Linear(1, 1)
+    layer(torch.ones(1)).sum().backward()
+    torch.optim.SGD(layer.parameters(), lr=0.1, momentum=0.9).step()
+
+    # The first figure loads fonts and builds caches (a fifth of a second): once here too.
+    figure, axes = matplotlib.pyplot.subplots()
+    axes.scatter([0.0], [1.0], label="á")
+    axes.plot([0.0, 1.0], [1.0, 0.0], "--")
+    axes.set_title("Pérdida")
+    axes.legend()
+    figure.canvas.draw()
+    matplotlib.pyplot.close(figure)
+
     import autograder.checks
     import autograder.plots
     import autograder.runner  # noqa: F401
