@@ -12,7 +12,7 @@ PROXY := despliegue/node_modules/.bin/configurable-http-proxy
 lab: instalar
 	@scripts/instalar-sistema.sh graphviz || echo "Aviso: sin Graphviz (dot) las lecciones no podrán dibujar los grafos."
 	@scripts/instalar-sistema.sh aislamiento || echo "Aviso: sin bubblewrap (bwrap) no se podrán calificar entregas."
-	$(BIN)/jupyter lab $(if $(filter 0,$(shell id -u)),--allow-root) notebooks/indice.ipynb
+	$(BIN)/jupyter lab $(if $(filter 0,$(shell id -u)),--allow-root) notebooks/indice.md
 
 test: instalar
 	scripts/instalar-sistema.sh graphviz aislamiento navegador servidor
@@ -21,7 +21,7 @@ test: instalar
 
 instalar: $(INSTALADO)
 
-$(INSTALADO): requirements.txt pyproject.toml assets/jupyterlab/overrides.json autograder/lab_setup.py
+$(INSTALADO): requirements.txt pyproject.toml assets/jupyterlab/overrides.json assets/jupyterlab/traducciones.json autograder/lab_setup.py
 	@scripts/comprobar-python.sh $(PYTHON)
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet -r requirements.txt

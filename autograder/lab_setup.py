@@ -5,15 +5,21 @@ instructor-only nbgrader extensions, as on Binder).
 """
 
 import argparse
+import json
+import re
 import shutil
 import subprocess
 import sys
+from importlib.metadata import entry_points
 from pathlib import Path
 
 # Also part of the student edition (``curso publicar``), which has no ``autograder.course``.
 PACKAGE_DIR = Path(__file__).resolve().parent
 ROOT = PACKAGE_DIR.parent
 OVERRIDES = ROOT / "assets" / "jupyterlab" / "overrides.json"
+TRANSLATIONS = ROOT / "assets" / "jupyterlab" / "traducciones.json"
+LANGUAGE = "es"  # the course's language pack (autograder/idioma), the one overrides.json chooses
+CATALOGS = PACKAGE_DIR / "idioma" / "locale" / LANGUAGE / "LC_MESSAGES"
 INSTRUCTOR_LAB_PLUGINS = [
     "@jupyter/nbgrader:formgrader",
     "@jupyter/nbgrader:create-assignment",
@@ -36,6 +42,29 @@ def install_overrides(prefix=Path(sys.prefix)):
     return target
 
 
+def install_translations(target=CATALOGS):
+    """Write the course's language pack: the official Spanish catalogs completed with the course's translations.
+
+    ``traducciones.json`` gives, per catalog (``jupyterlab``, ``notebook``...), JupyterLab's original text and
+    its translation (two, singular and plural, for a text with a count; ``context\\u0004text`` for a text with
+    a context). The official pack translates only part of JupyterLab 4 and mixes «kernel», «núcleo» and
+    «intérprete»: the course's translations fill the gaps and say «kernel», as the «Kernel» menu does.
+    """
+    import jupyterlab_language_pack_es_ES
+
+    official = Path(jupyterlab_language_pack_es_ES.__file__).parent / "locale" / "es_ES" / "LC_MESSAGES"
+    ours = json.loads(TRANSLATIONS.read_text("utf-8"))
+    target.mkdir(parents=True, exist_ok=True)
+    for domain in sorted({path.stem for path in official.glob("*.json")} | set(ours)):
+        path = official / f"{domain}.json"
+        catalog = json.loads(path.read_text("utf-8")) if path.exists() else {"": {"domain": domain}}
+        catalog[""] = {"plural_forms": "nplurals=2; plural=(n != 1);", **catalog[""], "language": LANGUAGE}
+        for original, translation in ours.get(domain, {}).items():
+            catalog[original] = translation if isinstance(translation, list) else [translation]
+        (target / f"{domain}.json").write_text(json.dumps(catalog, ensure_ascii=False, indent=0), encoding="utf-8")
+    return target
+
+
 def install_nbgrader_config(prefix=Path(sys.prefix)):
     """Point nbgrader (and its formgrader) at this course from any working directory."""
     target = prefix / "etc" / "jupyter" / "nbgrader_config.py"
@@ -50,18 +79,65 @@ def install_nbgrader_config(prefix=Path(sys.prefix)):
 
 
 def install_kernel_extension(prefix=Path(sys.prefix)):
-    """Load ``autograder.selfcheck`` in every kernel: ``%%comprobar`` works even before the imports cell."""
+    """Load ``autograder.selfcheck`` in every kernel: ``%%comprobar`` works even before the imports cell.
+
+    And this module: the kernel reports the ``language_info`` that the lessons carry (see ``language_info``).
+    """
     target = prefix / "etc" / "ipython" / "ipython_kernel_config.py"
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(
-        "c = get_config()  # noqa: F821\nc.InteractiveShellApp.extensions = ['autograder.selfcheck']\n",
+        "c = get_config()  # noqa: F821\n"
+        "c.InteractiveShellApp.extensions = ['autograder.selfcheck', 'autograder.lab_setup']\n",
         encoding="utf-8",
     )
     return target
 
 
-def disable_instructor_extensions():
-    """Hide nbgrader's instructor tools (formgrader, create assignment...) from students."""
+def language_info(reported=None):
+    """The ``language_info`` of the course's kernels: ipykernel's, with Python's version without its patch number.
+
+    JupyterLab copies the kernel's ``language_info`` into the notebook it opens, and any difference from the
+    file (Python 3.11.2 on Debian, 3.11.7 elsewhere...) marks an untouched lesson as modified, so closing it
+    asks to save. The generator writes this value into every lesson and the kernel reports the same one.
+    """
+    if reported is None:
+        from ipykernel.ipkernel import IPythonKernel
+
+        reported = IPythonKernel.language_info
+    return {**reported, "version": f"{sys.version_info.major}.{sys.version_info.minor}"}
+
+
+def help_links(links):
+    """The kernel's links for JupyterLab's Help menu, in Spanish: «Python Reference» is «Referencia de Python»."""
+    return [{**link, "text": re.sub(r"^(.+) Reference$", r"Referencia de \1", link["text"])} for link in links]
+
+
+def load_ipython_extension(shell):
+    """IPython extension hook (``install_kernel_extension``): the kernel reports the course's ``language_info``
+    and its Help links in Spanish."""
+    kernel = getattr(shell, "kernel", None)
+    if kernel is not None:
+        kernel.language_info = language_info(kernel.language_info)
+        kernel.help_links = help_links(kernel.help_links)
+
+
+def disable_instructor_extensions(config_dir=None):
+    """Hide nbgrader's instructor tools (formgrader, create assignment...) from students.
+
+    In this environment's configuration; given ``config_dir``, in that Jupyter configuration folder
+    instead (a lab started with ``JUPYTER_CONFIG_DIR=config_dir`` reads it before the environment's):
+    the tests run a student's lab that way without changing the instructor's environment.
+    """
+    if config_dir is not None:
+        # What the two commands below write, at the user's level. (``jupyter server extension disable
+        # --user`` refuses to disable an extension that the environment enables.)
+        config_dir = Path(config_dir)
+        (config_dir / "labconfig").mkdir(parents=True, exist_ok=True)
+        page_config = {"disabledExtensions": dict.fromkeys(INSTRUCTOR_LAB_PLUGINS, True)}
+        (config_dir / "labconfig" / "page_config.json").write_text(json.dumps(page_config, indent=2))
+        server_config = {"ServerApp": {"jpserver_extensions": dict.fromkeys(INSTRUCTOR_SERVER_EXTENSIONS, False)}}
+        (config_dir / "jupyter_server_config.json").write_text(json.dumps(server_config, indent=2))
+        return
     jupyter = str(Path(sys.executable).with_name("jupyter"))
     for plugin in INSTRUCTOR_LAB_PLUGINS:
         subprocess.run([jupyter, "labextension", "disable", "--level=sys_prefix", plugin], check=True)
@@ -74,6 +150,12 @@ def main(argv=None):
     parser.add_argument("--estudiante", action="store_true", help="desactiva las extensiones del instructor")
     args = parser.parse_args(argv)
     print(f"Interfaz en español: {install_overrides()}")
+    print(f"Traducciones de JupyterLab: {install_translations()}")
+    if LANGUAGE not in {entry.name for entry in entry_points(group="jupyterlab.languagepack")}:
+        print(
+            f"Aviso: JupyterLab no conoce el idioma «{LANGUAGE}» del curso y se verá en inglés. Instala el paquete "
+            "del curso en este entorno: python -m pip install --no-deps --no-build-isolation -e ."
+        )
     if (PACKAGE_DIR / "nbgrader_config.py").exists():  # the instructor's repository
         print(f"Configuración de nbgrader: {install_nbgrader_config()}")
     print(f"Comprobaciones en cada kernel: {install_kernel_extension()}")

@@ -14,7 +14,16 @@ from pathlib import Path
 from autograder.course import NOTEBOOKS, PACKAGE_DIR, ROOT
 
 # Only what the lessons import, and the set-up of JupyterLab.
-STUDENT_MODULES = ["checks.py", "statement.py", "selfcheck.py", "plots.py", "integrity.py", "remote.py", "lab_setup.py"]
+STUDENT_MODULES = [
+    "checks.py",
+    "statement.py",
+    "selfcheck.py",
+    "plots.py",
+    "integrity.py",
+    "remote.py",
+    "lab_setup.py",
+    "idioma/__init__.py",
+]
 COPIED = [
     "LICENSE",
     "requirements.txt",
@@ -37,10 +46,14 @@ requires-python = ">=3.11"
 license = {{ text = "MIT" }}
 dependencies = []
 
+# JupyterLab in Spanish: the course's language pack (see autograder/idioma/__init__.py).
+[project.entry-points."jupyterlab.languagepack"]
+es = "autograder.idioma"
+
 [tool.setuptools]
-packages = ["autograder"]
+packages = ["autograder", "autograder.idioma"]
 """
-GITIGNORE = ".venv/\n__pycache__/\n*.egg-info/\n.ipynb_checkpoints/\n"
+GITIGNORE = ".venv/\n__pycache__/\n*.egg-info/\n.ipynb_checkpoints/\n/autograder/idioma/locale/\n"
 
 
 def _version():
@@ -67,6 +80,7 @@ def build(destination):
     package = destination / "autograder"
     package.mkdir()
     for module in STUDENT_MODULES:
+        (package / module).parent.mkdir(exist_ok=True)
         shutil.copy2(PACKAGE_DIR / module, package / module)
     (package / "__init__.py").write_text('"""Gradientes en PyTorch: las comprobaciones de las lecciones."""\n')
     for name in ("README.md", "Makefile"):

@@ -5,11 +5,17 @@ import tempfile
 from pathlib import Path
 
 import nbformat
-from nbformat.v4 import new_markdown_cell, new_notebook
 
+from autograder import lab_setup
 from autograder.course import NOTEBOOKS, PACKAGE_DIR, available_lessons, is_test_cell, nbgrader_api, syllabus
 
-INDEX_NAME = "indice.ipynb"
+# The index is Markdown, not a notebook: JupyterLab shows it rendered (``defaultViewers`` in
+# assets/jupyterlab/overrides.json) and starts no kernel for it, which it does for any notebook.
+INDEX_NAME = "indice.md"
+OLD_INDEX_NAME = "indice.ipynb"
+# What JupyterLab writes into a notebook when its kernel starts: the lessons carry it already, so that
+# opening one does not mark it as modified (closing an untouched lesson would ask to save it).
+KERNELSPEC = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
 
 
 class ReleaseError(RuntimeError):
@@ -21,20 +27,23 @@ def generate_lesson(lesson, release_dir, workspace):
     result = nbgrader_api(workspace, release=release_dir).generate_assignment(lesson.id, force=True, create=True)
     if not result["success"]:
         raise ReleaseError(f"nbgrader no pudo generar {lesson.id}:\n{result.get('error') or result.get('log')}")
-    collapse_test_cells(Path(release_dir) / lesson.id / lesson.notebook_name)
-
-
-def collapse_test_cells(path):
-    """Show each test cell folded: the student reads its verdict, and opens its code only if curious."""
+    path = Path(release_dir) / lesson.id / lesson.notebook_name
     notebook = nbformat.read(path, as_version=4)
-    for cell in notebook.cells:
-        if is_test_cell(cell):
-            cell.metadata.setdefault("jupyter", {})["source_hidden"] = True
+    collapse_test_cells(notebook)
+    notebook.metadata.kernelspec = dict(KERNELSPEC)
+    notebook.metadata.language_info = lab_setup.language_info()
     nbformat.write(notebook, path)
 
 
-def index_notebook():
-    """The course index: every syllabus lesson, linked when it is available."""
+def collapse_test_cells(notebook):
+    """Show each test cell folded: the student reads its verdict, and opens its code only if curious."""
+    for cell in notebook.cells:
+        if is_test_cell(cell):
+            cell.metadata.setdefault("jupyter", {})["source_hidden"] = True
+
+
+def index_text():
+    """The course index (Markdown): every syllabus lesson, linked when it is available."""
     ready = {lesson.id for lesson in available_lessons()}
     lines = []
     for number, lesson in enumerate(syllabus(), start=1):
@@ -44,12 +53,7 @@ def index_notebook():
             title = f"{lesson.titulo} *(próximamente)*"
         lines.append(f"{number}. **{title}**. {lesson.resumen}")
     text = (PACKAGE_DIR / "indice.md").read_text(encoding="utf-8").replace("{lecciones}", "\n".join(lines))
-    cell = new_markdown_cell(text.strip())
-    cell.id = "indice"
-    notebook = new_notebook(cells=[cell])
-    notebook.metadata.kernelspec = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
-    notebook.metadata.language_info = {"name": "python"}
-    return notebook
+    return text.strip() + "\n"
 
 
 def generate(release_dir=NOTEBOOKS, lessons=None):
@@ -61,5 +65,6 @@ def generate(release_dir=NOTEBOOKS, lessons=None):
         for lesson in lessons:
             shutil.rmtree(release_dir / lesson.id, ignore_errors=True)
             generate_lesson(lesson, release_dir, workspace)
-        nbformat.write(index_notebook(), release_dir / INDEX_NAME)
+        (release_dir / INDEX_NAME).write_text(index_text(), encoding="utf-8")
+        (release_dir / OLD_INDEX_NAME).unlink(missing_ok=True)
     return lessons

@@ -139,6 +139,8 @@ def test_notebooks_folder_equals_a_fresh_regeneration(tmp_path):
         assert nbformat.reads((tmp_path / relative).read_text("utf-8"), 4) == read(NOTEBOOKS / relative), (
             f"notebooks/{relative} está desactualizado: ejecuta `curso generar`"
         )
+    index = (tmp_path / release.INDEX_NAME).read_text("utf-8")
+    assert (NOTEBOOKS / release.INDEX_NAME).read_text("utf-8") == index, "el índice está desactualizado: curso generar"
 
 
 def test_the_self_check_magic_works_in_a_new_kernel_before_any_import():

@@ -76,7 +76,7 @@ def test_the_edition_is_committed_to_a_branch_without_touching_the_working_tree(
     listed = subprocess.run(
         ["git", "-C", str(clone), "ls-tree", "-r", "--name-only", "estudiantes"], capture_output=True, text=True
     ).stdout.split()
-    assert "notebooks/indice.ipynb" in listed and not any(n.startswith("solutions/") for n in listed)
+    assert "notebooks/indice.md" in listed and not any(n.startswith("solutions/") for n in listed)
     parent = subprocess.run(
         ["git", "-C", str(clone), "rev-parse", f"{again}^"], capture_output=True, text=True
     ).stdout.strip()
