@@ -13,10 +13,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import paginas_hub
 from clase import PROXY, leer
 
 clase = leer()
 c = get_config()  # noqa: F821 (traitlets)
+
+# The hub's login, home, error and waiting pages in Spanish (written from the installed templates).
+c.JupyterHub.template_paths = [str(paginas_hub.escribir(clase.estado / "paginas"))]
 
 # The hub and its proxy (configurable-http-proxy from npm, installed by «make proxy»).
 c.JupyterHub.bind_url = clase.url

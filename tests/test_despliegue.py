@@ -386,7 +386,7 @@ def test_una_clase_por_el_intercambio(course, hub, graded, postgres):
 
     # The students' servers: Spanish interface, the «Assignments» list, none of the instructor's tools.
     settings = hub.request("GET", ANA, f"/user/{ANA}/lab/api/settings/@jupyterlab/translation-extension:plugin")
-    assert settings.json()["schema"]["properties"]["locale"]["default"] == "es_ES"
+    assert settings.json()["schema"]["properties"]["locale"]["default"] == "es"
     page = hub.request("GET", ANA, f"/user/{ANA}/lab").text
     config = json.loads(re.search(r'id="jupyter-config-data" type="application/json">(.*?)</script>', page, re.S)[1])
     disabled = set(config["disabledExtensions"])
@@ -481,6 +481,16 @@ def test_una_clase_por_el_intercambio(course, hub, graded, postgres):
     instructor("-m", "autograder.cli", "repartir", following)
     listed = hub.request("GET", BETO, f"/user/{BETO}/assignments", params={"course_id": COURSE}).json()["value"]
     assert {a["assignment_id"]: a["status"] for a in listed}[following] == "released"
+
+
+@on_this_machine
+def test_las_paginas_del_hub_estan_en_espanol(course, hub):
+    login = requests.get(f"{course['url']}/hub/login", timeout=30).content.decode("utf-8")
+    assert '<html lang="es">' in login and "<h1>Iniciar sesión</h1>" in login
+    assert "Usuario:" in login and "Contraseña:" in login and "value='Iniciar sesión'" in login
+    assert "Sign in" not in login and "Username" not in login and "Password:" not in login
+    missing = requests.get(f"{course['url']}/hub/no-existe", timeout=30)
+    assert missing.status_code == 404 and "Esta página no existe." in missing.content.decode("utf-8")
 
 
 @on_this_machine
