@@ -128,8 +128,12 @@ def quietly(serve_call):
     def serve(message):
         sink = Outputs(CALL_OUTPUT_LIMIT)
         sys.stdout, sys.stderr = Stream(sink, "stdout"), Stream(sink, "stderr")
+        grad_enabled = torch.is_grad_enabled()
         try:
             return serve_call(message)
+        except KeyboardInterrupt:  # stopped at its time limit, maybe inside a ``with torch.no_grad()``'s exit
+            torch.set_grad_enabled(grad_enabled)
+            raise
         finally:
             sys.stdout, sys.stderr = sys.__stdout__, sys.__stderr__
 

@@ -11,6 +11,8 @@ the student's process, in :mod:`autograder.verdict`, with the same messages.)
 import signal
 import types
 
+import torch
+
 from autograder.checks import (
     CALL_LIMIT,
     CheckFailure,
@@ -37,11 +39,14 @@ class LocalStudentFunction:
         self.function, self.__name__ = function, function.__name__
 
     def __call__(self, *args, **kwargs):
+        grad_enabled = torch.is_grad_enabled()
         previous = signal.signal(signal.SIGALRM, _time_is_up)
         signal.setitimer(signal.ITIMER_REAL, CALL_LIMIT)
         try:
             return self.function(*args, **kwargs)
         except _TooSlow:
+            # Stopped anywhere, even inside the exit of a ``with torch.no_grad()``: grad mode as it was.
+            torch.set_grad_enabled(grad_enabled)
             student_too_slow(call_text(self.__name__, args, kwargs))
         except CheckFailure:
             raise

@@ -411,3 +411,21 @@ def test_a_parameter_or_local_name_is_not_the_notebooks_name_of_the_same_spellin
             checks.check_prediction_is_plain,
             "prediccion",
         )
+
+
+def test_a_call_stopped_at_its_time_limit_leaves_grad_mode_as_it_was(monkeypatch):
+    from autograder import selfcheck
+
+    monkeypatch.setattr(selfcheck, "CALL_LIMIT", 0.2)
+
+    def stuck():
+        torch.set_grad_enabled(False)  # as if stopped inside the exit of a ``with torch.no_grad()``
+        while True:
+            pass
+
+    try:
+        with pytest.raises(CheckFailure, match="tiempo límite"):
+            selfcheck.LocalStudentFunction(stuck)()
+        assert torch.is_grad_enabled()
+    finally:
+        torch.set_grad_enabled(True)
