@@ -1943,18 +1943,20 @@ def check_softplus_gradient(funcion, g, texto, w, esperado):
     )
     pista = _tensor_de_w(w, "el gradiente", resultado, esperado)
     if pista is None and not is_close(resultado, esperado):
-        valor = _detach(resultado)
-        if is_close(valor, -esperado):
-            pista = "tiene el signo cambiado."
-        elif is_close(valor, 2 * esperado):
-            pista = "es el doble de lo esperado: ¿llamaste dos veces a backward()? Los gradientes se acumulan en .grad."
-        elif is_close(valor, _gradiente_ponderado(g, w, torch.ones_like)):
-            pista = (
+        pista = diagnose(
+            _detach(resultado),
+            esperado,
+            (
+                _gradiente_ponderado(g, w, torch.ones_like),
                 "coincide con el gradiente de Σ f(w)_i: el softplus no participa en tu gradiente. ¿Lo calculaste "
-                "fuera del grafo?"
-            )
-        elif is_close(valor, _gradiente_ponderado(g, w, torch.exp)):
-            pista = "coincide con el gradiente de Σ exp(f(w)_i): ¿seguro que derivas la suma de los softplus?"
+                "fuera del grafo?",
+            ),
+            (
+                _gradiente_ponderado(g, w, torch.exp),
+                "coincide con el gradiente de Σ exp(f(w)_i): ¿seguro que derivas la suma de los softplus?",
+            ),
+            name="el gradiente",
+        )
     pista = pista or "no coincide: ¿derivas la suma de los softplus de f(w), con la f y el w que recibes?"
     check_properties(resultado, name=nombre, shape=tuple(w.shape), dtype=_float64, hint=pista)
     check_tensor(resultado, esperado, name=nombre, hint=pista)
@@ -2062,22 +2064,21 @@ def check_masked_gradient(funcion, g, texto, w, pesos, umbral, esperado):
         with torch.no_grad():
             t = torch.tanh(g(w.clone()))
         anulados = t < umbral
-        if is_close(valor, -esperado):
-            pista = "tiene el signo cambiado."
-        elif is_close(valor, _gradiente_ponderado(g, w, lambda z: pesos * (1 - torch.tanh(z) ** 2))):
-            pista = "la máscara no está en tu cálculo: un t_i anulado vale 0 pase lo que pase, así que no depende de w."
-        elif is_close(
+        pista = diagnose(
             valor,
-            _gradiente_ponderado(g, w, lambda z: pesos * torch.where(anulados, 1.0, 1 - torch.tanh(z) ** 2)),
-        ):
-            pista = (
+            esperado,
+            (
+                _gradiente_ponderado(g, w, lambda z: pesos * (1 - torch.tanh(z) ** 2)),
+                "la máscara no está en tu cálculo: un t_i anulado vale 0 pase lo que pase, así que no depende de w.",
+            ),
+            (
+                _gradiente_ponderado(g, w, lambda z: pesos * torch.where(anulados, 1.0, 1 - torch.tanh(z) ** 2)),
                 "ese gradiente usa los valores anulados como si fueran la salida de la tangente hiperbólica: "
-                "¿anulaste a espaldas de autograd (.data)? Así no hay error, pero el gradiente es falso."
-            )
-        elif is_close(valor, torch.zeros_like(valor)) and not is_close(esperado, torch.zeros_like(esperado)):
-            pista = "el gradiente se quedó en cero: ¿sacaste del grafo las t_i que no se anulan?"
-        elif is_close(valor, 2 * esperado):
-            pista = "es el doble de lo esperado: ¿llamaste dos veces a backward()? Los gradientes se acumulan en .grad."
+                "¿anulaste a espaldas de autograd (.data)? Así no hay error, pero el gradiente es falso.",
+            ),
+            (torch.zeros_like(esperado), "el gradiente se quedó en cero: ¿sacaste del grafo las t_i que no se anulan?"),
+            name="el gradiente",
+        )
     pista = (
         pista or "no coincide: ¿derivas Σ pesos_i · t_i con las t_i anuladas, para la f, el w y el umbral que recibes?"
     )

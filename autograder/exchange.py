@@ -17,6 +17,7 @@ from traitlets.config.loader import PyFileConfigLoader
 
 from autograder import report
 from autograder.course import find_lesson, gradebook_url, nbgrader_api, workspace_notebook
+from autograder.grade import technical_log
 from autograder.submissions import student_id
 
 COLLECTED = "recogidas"
@@ -51,10 +52,8 @@ def _check(result, workspace, what):
     """An nbgrader result that failed becomes a Spanish error; its technical log stays in informes/registros/."""
     if result["success"]:
         return result
-    log = Path(workspace) / "informes" / "registros" / f"intercambio_{what}.txt"
-    log.parent.mkdir(parents=True, exist_ok=True)
-    log.write_text(f"{result.get('log') or ''}\n{result.get('error') or ''}", encoding="utf-8")
-    raise ExchangeError(f"nbgrader no pudo {what.replace('_', ' ')}; el detalle técnico está en {log}")
+    where = technical_log(result, workspace, f"intercambio_{what}")
+    raise ExchangeError(f"nbgrader no pudo {what.replace('_', ' ')}; {where}")
 
 
 def release(workspace, lesson_id, say=print):

@@ -30,9 +30,10 @@ class Outcome:
     message: str = ""
 
 
-def _failure(result, workspace, name):
-    """Keep nbgrader's technical log in ``informes/registros/`` and say where it is, in Spanish."""
-    log = Path(workspace) / "informes" / "registros" / f"{name}.txt"
+def technical_log(result, workspace, name):
+    """Keep a failed nbgrader step's technical log in ``informes/registros/`` and say where it is, in Spanish."""
+    workspace = Path(workspace).resolve()
+    log = workspace / "informes" / "registros" / f"{name}.txt"
     log.parent.mkdir(parents=True, exist_ok=True)
     log.write_text(f"{result.get('log') or ''}\n{result.get('error') or ''}", encoding="utf-8")
     return f"el detalle técnico está en {log.relative_to(workspace)}"
@@ -70,7 +71,7 @@ def prepare(workspace, lesson_ids, students):
         for lesson_id in lesson_ids:
             result = api.generate_assignment(lesson_id, force=True, create=True)
             if not result["success"]:
-                failure = _failure(result, workspace, f"preparar_{lesson_id}")
+                failure = technical_log(result, workspace, f"preparar_{lesson_id}")
                 raise RuntimeError(f"nbgrader no pudo preparar la lección {lesson_id}; {failure}")
     with Gradebook(gradebook_url(workspace)) as gradebook:
         for student, name in dict(students).items():
@@ -98,7 +99,7 @@ def grade_one(workspace, student, lesson_id, sealed=True):
     try:
         result = api.autograde(lesson_id, student, force=True, create=True)
         if not result["success"]:
-            failure = _failure(result, workspace, f"{student}_{lesson_id}")
+            failure = technical_log(result, workspace, f"{student}_{lesson_id}")
             return Outcome(student, lesson_id, False, f"nbgrader no pudo calificarla; {failure}")
         notes = []
         submitted = workspace_notebook(workspace, "submitted", student, lesson_id)
@@ -107,7 +108,7 @@ def grade_one(workspace, student, lesson_id, sealed=True):
             notes.append(f"para revisar a mano: su código {'; '.join(reasons)}")
         result = api.generate_feedback(lesson_id, student, force=True)
         if not result["success"]:
-            failure = _failure(result, workspace, f"{student}_{lesson_id}")
+            failure = technical_log(result, workspace, f"{student}_{lesson_id}")
             return Outcome(student, lesson_id, True, f"calificada, pero sin retroalimentación; {failure}")
         graded = workspace_notebook(workspace, "autograded", student, lesson_id)
         return Outcome(student, lesson_id, True, "; ".join(notes + execution_notes(graded)))

@@ -1,6 +1,7 @@
 """Grades tables (one column per exercise), CSV files and a per-exercise plot."""
 
 import json
+import re
 from pathlib import Path
 
 import pandas as pd
@@ -29,7 +30,8 @@ def _grades(gradebook, lesson_id, student):
 
 def exercise_label(grade_id):
     """How a report names a graded cell: «Ejercicio 3» for ``ej3_pruebas``, «Reflexión 1» for ``reflexion_1``."""
-    number = "".join(ch for ch in grade_id.split("_")[0] if ch.isdigit()) or grade_id.rsplit("_", 1)[-1]
+    number = re.search(r"\d+", grade_id)
+    number = number.group() if number else grade_id
     return f"Reflexión {number}" if grade_id.startswith("reflexion") else f"Ejercicio {number}"
 
 
@@ -55,15 +57,16 @@ def lesson_table(db_url, lesson_id, statuses):
     # An answer graded by hand that nobody has graded yet is empty in its column (never 0) and counted here.
     table["pendientes_de_revision"] = (table[manual].isna().sum(axis=1) * submitted).astype(int)
     table["estado"] = [
-        "; ".join(
-            text
-            for text in (statuses.get(student), PENDING.format(count=pending) if pending else None)
-            if text and text != GRADED
-        )
-        or GRADED
+        _status(statuses.get(student), pending)
         for student, pending in zip(students, table["pendientes_de_revision"], strict=True)
     ]
     return table
+
+
+def _status(status, pending):
+    """A submission's Spanish status, saying so when answers still wait for the instructor."""
+    notes = [text for text in (status, PENDING.format(count=pending) if pending else None) if text and text != GRADED]
+    return "; ".join(notes) or GRADED
 
 
 def plot_exercises(table, lesson_id, path):
