@@ -12,7 +12,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.progress import Progress
 
-from autograder import class_reports, execute, grade, report, submissions
+from autograder import class_reports, execute, grade, kernel, report, submissions
 from autograder.course import available_lessons, find_lesson, gradebook_url
 
 
@@ -55,6 +55,7 @@ def run(source, workspace, lesson_id=None, console=None, workers=None, sealed=Tr
 def _start_worker(sealed):
     warnings.simplefilter("ignore")
     execute.sandbox(sealed)  # warm: torch and the rest imported before the first submission
+    kernel.warm_torch()  # the test cells, which run here, use optimizers and vector-Jacobian products too
 
 
 def _collect(source, workspace, lesson_id, console):

@@ -111,6 +111,20 @@ def seal(sealed):
     tempfile.tempdir = None  # forget the zygote's choice: use TMPDIR
 
 
+def warm_torch():
+    """Once per process, not once per submission: the first optimizer step imports torch._dynamo (about a
+    second), the first vector-Jacobian product with a given gradient imports sympy (half a second), and the
+    first ``torch.func.jvp`` sets up forward mode (a tenth)."""
+    import torch
+
+    layer = torch.nn.Linear(1, 1)
+    output = layer(torch.ones(1))
+    torch.autograd.grad(output, layer.weight, torch.ones(1), retain_graph=True)
+    output.sum().backward()
+    torch.optim.SGD(layer.parameters(), lr=0.1, momentum=0.9).step()
+    torch.func.jvp(torch.sin, (torch.ones(1),), (torch.ones(1),))
+
+
 def warm_up():
     """The imports every lesson does, done once before any submission arrives."""
     import IPython.core.interactiveshell  # noqa: F401
@@ -118,15 +132,13 @@ def warm_up():
 
     matplotlib.use("agg")
     import ipywidgets  # noqa: F401
+    import matplotlib.layout_engine
     import matplotlib.pyplot
     import numpy  # noqa: F401
     import torch
     import torchviz  # noqa: F401
 
-    # The first optimizer step imports torch._dynamo (about a second): once here, not once per submission.
-    layer = torch.nn.Linear(1, 1)
-    layer(torch.ones(1)).sum().backward()
-    torch.optim.SGD(layer.parameters(), lr=0.1, momentum=0.9).step()
+    warm_torch()
 
     # The first figure loads fonts and builds caches (a fifth of a second): once here too.
     figure, axes = matplotlib.pyplot.subplots()
@@ -136,6 +148,9 @@ def warm_up():
     axes.legend()
     figure.canvas.draw()
     matplotlib.pyplot.close(figure)
+    # Figures are not drawn while grading, nor laid out: laying one out measures every label (a tenth of a
+    # second per figure), and nothing graded depends on where a label sits.
+    matplotlib.layout_engine.TightLayoutEngine.execute = lambda engine, figure: None
 
     import autograder.checks
     import autograder.plots

@@ -292,3 +292,16 @@ def test_a_value_that_cannot_cross_is_described_as_in_the_lab(kernel):
 def test_the_kernel_imports_the_graders_own_package(kernel):
     text = printed(kernel.run("import autograder\nprint(autograder.__file__)", 10))
     assert text.strip() == f"{sandbox.KERNEL_PACKAGE_ROOT}/autograder/__init__.py"
+
+
+def test_what_a_lesson_uses_first_is_ready_before_the_student_and_figures_are_not_laid_out(kernel):
+    code = (
+        "import sys\nimport matplotlib.pyplot as plt\n"
+        "primeras = ('torch._dynamo', 'sympy', 'torch._decomp.decompositions_for_jvp')\n"
+        "print(sorted(m for m in primeras if m in sys.modules))\n"
+        "figura, eje = plt.subplots()\neje.set_title('Pérdida')\nantes = figura.subplotpars.left\n"
+        "figura.tight_layout()\nprint(figura.subplotpars.left == antes)"
+    )
+    text = printed(kernel.run(code, 10))
+    assert "['sympy', 'torch._decomp.decompositions_for_jvp', 'torch._dynamo']" in text
+    assert text.strip().endswith("True")
