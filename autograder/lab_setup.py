@@ -18,6 +18,8 @@ PACKAGE_DIR = Path(__file__).resolve().parent
 ROOT = PACKAGE_DIR.parent
 OVERRIDES = ROOT / "assets" / "jupyterlab" / "overrides.json"
 TRANSLATIONS = ROOT / "assets" / "jupyterlab" / "traducciones.json"
+EXCHANGE = ROOT / "intercambio"  # nbgrader's exchange when the whole course is on one machine
+LOCAL_COURSE = "gradientes"
 LANGUAGE = "es"  # the course's language pack (autograder/idioma), the one overrides.json chooses
 CATALOGS = PACKAGE_DIR / "idioma" / "locale" / LANGUAGE / "LC_MESSAGES"
 INSTRUCTOR_LAB_PLUGINS = [
@@ -66,13 +68,21 @@ def install_translations(target=CATALOGS):
 
 
 def install_nbgrader_config(prefix=Path(sys.prefix)):
-    """Point nbgrader (and its formgrader) at this course from any working directory."""
+    """Point nbgrader (and its formgrader) at this course from any working directory.
+
+    On one machine the exchange is a folder of the repository (``intercambio/``), and the course has an id:
+    without them the formgrader warns, in English, that «release» and «collect» will not work. (On a class
+    server, the workspace's own ``nbgrader_config.py`` gives both; ``curso`` reads the id from there.)
+    """
     target = prefix / "etc" / "jupyter" / "nbgrader_config.py"
     target.parent.mkdir(parents=True, exist_ok=True)
+    EXCHANGE.mkdir(exist_ok=True)
     target.write_text(
         "c = get_config()  # noqa: F821\n"
         f"load_subconfig({str(PACKAGE_DIR / 'nbgrader_config.py')!r})  # noqa: F821\n"
-        f"c.CourseDirectory.root = {str(ROOT)!r}\n",
+        f"c.CourseDirectory.root = {str(ROOT)!r}\n"
+        f"c.CourseDirectory.course_id = {LOCAL_COURSE!r}\n"
+        f"c.Exchange.root = {str(EXCHANGE)!r}\n",
         encoding="utf-8",
     )
     return target

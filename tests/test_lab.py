@@ -135,6 +135,10 @@ def test_formgrader_finds_the_course(lab):
     assignments = {a["name"]: a for a in get(f"{lab}/formgrader/api/assignments")}
     assert "01_tensores_y_requires_grad" in assignments
     assert assignments["01_tensores_y_requires_grad"]["source_path"] == "solutions/01_tensores_y_requires_grad"
+    with urllib.request.urlopen(f"{lab}/formgrader", timeout=30) as response:
+        page = response.read().decode()
+    assert "Manage Assignments" in page
+    assert "warning-exchange" not in page and "warning-course-id" not in page, "un intercambio local, sin avisos"
 
 
 def test_the_index_is_served(lab):
