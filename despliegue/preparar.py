@@ -1,6 +1,6 @@
 """Prepara esta máquina para un curso en JupyterHub, según clase.toml. Se ejecuta como root y se puede repetir.
 
-    sudo .venv/bin/python despliegue/preparar.py /etc/curso/clase.toml
+    .venv/bin/python despliegue/preparar.py /etc/curso/clase.toml
 
 Crea las cuentas que falten (con la carpeta personal cerrada a los demás), la carpeta de intercambio
 de nbgrader, el estado del hub con la configuración de Jupyter de los alumnos, el espacio de trabajo
@@ -44,7 +44,7 @@ def cuentas(clase):
         except KeyError:
             if not clase.crear_usuarios:
                 raise Fallo(
-                    f"no existe la cuenta «{nombre}». Créala (sudo adduser {nombre}) o pon crear_usuarios = true."
+                    f"no existe la cuenta «{nombre}». Créala (adduser {nombre}, como root) o pon crear_usuarios = true."
                 ) from None
             subprocess.run(
                 ["useradd", "--create-home", "--user-group", "--shell", "/bin/bash", nombre],
@@ -171,7 +171,7 @@ def libro(clase):
         if result.returncode != 0:
             raise Fallo(
                 f"PostgreSQL no respondió en {host}: {result.stderr.strip()} "
-                "¿Está instalado y en marcha? (sudo apt-get install postgresql; sudo service postgresql start)"
+                "¿Está instalado y en marcha? (como root: apt-get install postgresql; service postgresql start)"
             )
         return result.stdout.strip()
 

@@ -1,12 +1,13 @@
 """A class on JupyterHub (despliegue/), for real: hub and proxy, PostgreSQL, Unix accounts, nbgrader's exchange.
 
+The class server's guide, despliegue/README.md, is followed as written (tests/guia.py): installed from a
+clone of this repository with Debian's Python, prepared with ``preparar.py``, the hub started by hand,
+one lesson from ``curso repartir`` to the feedback each student reads, and the gradebook's backup. Only
+this machine's values replace the guide's examples, and the test does what the guide leaves to people
+(passwords, editing ``clase.toml``, the students' clicks, through the hub with their own tokens).
 Everything runs on this machine, on loopback (random ports) and a PostgreSQL socket in a temporary
 folder, and is stopped and removed afterwards: the accounts ``curso-prof``, ``curso-ana`` and
-``curso-beto``, their processes, the database cluster. The flow goes the way people do it: the
-instructor publishes from the formgrader (a hub service), the students fetch, answer and submit
-from their own servers (nbgrader's «Assignments» handlers, through the hub with their own tokens),
-the instructor collects and returns feedback with ``curso recoger``/``curso devolver`` and grades with
-``curso calificar``, both as the instructor's Unix user, and grades a reflection in the formgrader.
+``curso-beto``, their processes, the database cluster.
 """
 
 import contextlib
@@ -22,11 +23,11 @@ import shutil
 import signal
 import socket
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
+import guia
 import nbformat
 import pandas as pd
 import psutil
@@ -37,7 +38,7 @@ from nbgrader.utils import is_solution
 
 from autograder import cli
 from autograder import course as curso
-from autograder.course import PACKAGE_DIR, ROOT, find_lesson
+from autograder.course import ROOT, find_lesson
 from autograder.demo import answered, hardcoded
 
 DESPLIEGUE = ROOT / "despliegue"
@@ -47,8 +48,7 @@ COURSE = "gradientes"
 LESSON = "01_tensores_y_requires_grad"
 INSTRUCTOR, ANA, BETO = "curso-prof", "curso-ana", "curso-beto"
 ACCOUNTS = (INSTRUCTOR, ANA, BETO)
-PYTHON = Path(sys.executable)  # the instructor's environment: the hub, the formgrader and «curso» run from it
-STUDENT_PYTHON = "/usr/bin/python3"  # Debian's, for the student edition's environment (the students' servers)
+DEBIAN_PYTHON = "/usr/bin/python3"  # the guide installs both environments with it
 LOCK = Path(tempfile.gettempdir()) / "curso-despliegue-pruebas.lock"
 
 missing = [
@@ -59,7 +59,6 @@ missing = [
             "hace falta ser root: la prueba crea cuentas Unix y el hub arranca un servidor por cuenta",
         ),
         (not INITDB, "falta PostgreSQL (initdb): instálalo con «scripts/instalar-sistema.sh servidor»"),
-        (not PROXY.exists(), "falta configurable-http-proxy: instálalo con «make proxy»"),
         (not all(map(shutil.which, ("runuser", "useradd", "userdel", "chpasswd"))), "faltan runuser o useradd"),
     )
     if absent
@@ -110,54 +109,11 @@ def remove_accounts():
         subprocess.run(["groupdel", user], capture_output=True)
 
 
-@contextlib.contextmanager
-def reachable_by_everyone(paths):
-    """Let other accounts go through the folders on the way to ``paths`` (o+x, never o+r), while the test runs.
-
-    The hub starts each server as its account's Unix user, with the course's Python. Where that Python
-    lives under a closed folder (here, /root/.pyenv, mode 0700), nobody else could start it; a real
-    deployment installs the course with a Python every account can reach (despliegue/README.md).
-    """
-    changed = {}
-    for path in paths:
-        path = Path(path).resolve()
-        for folder in [*reversed(path.parents), path]:
-            mode = folder.stat().st_mode
-            if folder.is_dir() and not mode & 0o001 and folder not in changed:
-                changed[folder] = mode & 0o7777
-                folder.chmod(changed[folder] | 0o001)
-    try:
-        yield
-    finally:
-        for folder, mode in changed.items():
-            folder.chmod(mode)
-
-
-class Instructor:
-    """What the instructor types in a terminal, as their Unix user, in their nbgrader workspace."""
-
-    def __init__(self, clase, workspace):
-        self.clase, self.workspace = clase, workspace
-
-    def __call__(self, *args, check=True):
-        env = {
-            "HOME": pwd.getpwnam(INSTRUCTOR).pw_dir,
-            "PATH": f"{PYTHON.parent}:/usr/bin:/bin",
-            "LANG": "C.UTF-8",
-            "CURSO_CLASE": str(self.clase),
-            "COLUMNS": "200",  # «curso» writes with rich: no line breaks inside what the test looks for
-        }
-        command = ["runuser", "-u", INSTRUCTOR, "--", "env", "-i", *(f"{k}={v}" for k, v in env.items())]
-        result = subprocess.run([*command, str(PYTHON), *args], capture_output=True, text=True, cwd=self.workspace)
-        assert not check or result.returncode == 0, f"{args}\n{result.stdout}\n{result.stderr}"
-        return result
-
-
 class Hub:
     """A running JupyterHub, reached as its users are: log in, get a token, use the REST APIs."""
 
-    def __init__(self, url, passwords):
-        self.url, self.passwords, self.tokens = url, passwords, {}
+    def __init__(self, url, passwords, log):
+        self.url, self.passwords, self.tokens, self.log = url, passwords, {}, log
 
     def token(self, user):
         """Log in with the password (PAM) and ask the hub for an API token, as from the hub's Token page."""
@@ -213,15 +169,14 @@ class Hub:
 
 @pytest.fixture(scope="module")
 def machine():
-    """One run at a time on this machine (the accounts have fixed names); Python reachable by the accounts."""
+    """One run at a time on this machine (the accounts have fixed names); no account left from a killed run."""
     with open(LOCK, "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        with reachable_by_everyone([PYTHON.resolve(), sys.prefix, PACKAGE_DIR, ROOT]):
-            remove_accounts()  # left by a run that was killed
-            try:
-                yield
-            finally:
-                remove_accounts()
+        remove_accounts()
+        try:
+            yield
+        finally:
+            remove_accounts()
 
 
 @pytest.fixture(scope="module")
@@ -248,84 +203,46 @@ def sql(postgres, query):
     return run([*command, "-d", COURSE, "-tAc", query]).stdout.split()
 
 
-@pytest.fixture(scope="module")
-def course(postgres):
-    """clase.toml for this machine, and despliegue/preparar.py run on it."""
-    folder = Path(tempfile.mkdtemp(prefix="curso-despliegue-"))
-    folder.chmod(0o755)
-    ports = {name: free_port() for name in ("hub", "proxy", "api", "formgrader")}
-    database = f"postgresql://{INSTRUCTOR}@/{COURSE}?host={postgres['host']}&port={postgres['port']}"
-    workspace = Path("/home") / INSTRUCTOR / COURSE
-    # The students' servers run from the student edition's own environment, made as the guide says, with
-    # Debian's Python: no solutions/, no grader, no instructor extensions.
-    edition = folder / "estudiantes"
-    assert cli.main(["publicar", str(edition)]) == 0
-    run(["make", "-C", edition, "instalar", f"PYTHON={STUDENT_PYTHON}"])
-    clase = folder / "clase.toml"
-    clase.write_text(
-        f'[curso]\nid = "{COURSE}"\ndirectorio = "{workspace}"\nintercambio = "{folder / "intercambio"}"\n'
-        f'libro = "{database}"\n\n'
-        f'[personas]\ninstructor = "{INSTRUCTOR}"\nalumnos = ["{ANA}", "{BETO}"]\ncrear_usuarios = true\n\n'
-        f'[hub]\nestado = "{folder / "estado"}"\nurl = "http://127.0.0.1:{ports["proxy"]}"\n'
-        f"puerto_hub = {ports['hub']}\npuerto_api_proxy = {ports['api']}\npuerto_formgrader = {ports['formgrader']}\n"
-        f'autenticador = "pam"\nentorno_alumnos = "{edition / ".venv"}"\n',
-        encoding="utf-8",
-    )
-    preparation = run([PYTHON, DESPLIEGUE / "preparar.py", clase])
-    assert "Listo." in preparation.stdout and "AVISO" not in preparation.stdout, preparation.stdout
-    passwords = {user: secrets.token_urlsafe(12) for user in ACCOUNTS}
-    run(["chpasswd"], input="".join(f"{user}:{password}\n" for user, password in passwords.items()))
-    try:
-        yield {
-            "clase": clase,
-            "folder": folder,
-            "workspace": workspace,
-            "exchange": folder / "intercambio",
-            "edition": edition,
-            "url": f"http://127.0.0.1:{ports['proxy']}",
-            "passwords": passwords,
-            "preparation": preparation.stdout,
-        }
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
+def edit_the_class(guide, match):
+    """«nano clase.toml»: the instructor writes this machine's values (folders, accounts, ports) into the copy."""
+    path = Path(match[1])
+    text = guide.localize(path.read_text(encoding="utf-8"))
+    ports = guide.record["ports"]
+    text = text.replace('url = "http://0.0.0.0:8000"', f'url = "http://127.0.0.1:{ports["proxy"]}"')
+    for key, port in (("puerto_hub", "hub"), ("puerto_api_proxy", "api"), ("puerto_formgrader", "formgrader")):
+        text = re.sub(rf"^{key} = \d+", f"{key} = {ports[port]}", text, flags=re.M)
+    path.write_text(text, encoding="utf-8")
+    return text
 
 
-@pytest.fixture(scope="module")
-def hub(course):
-    """JupyterHub with despliegue/jupyterhub_config.py, its proxy and the formgrader service, until the end."""
-    state = course["folder"] / "estado"
-    log = open(course["folder"] / "jupyterhub.log", "w")  # open until the hub stops
-    process = subprocess.Popen(
-        [PYTHON.with_name("jupyterhub"), "-f", DESPLIEGUE / "jupyterhub_config.py"],
-        cwd=state,
-        env={**os.environ, "CURSO_CLASE": str(course["clase"])},
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
-    hub = Hub(course["url"], course["passwords"])
-    hub.log = course["folder"] / "jupyterhub.log"
-    try:
-        deadline = time.monotonic() + 150
-        while True:  # the hub and its proxy (the formgrader service may still be starting)
-            assert process.poll() is None, hub.log.read_text()[-5000:]
-            with contextlib.suppress(requests.RequestException):
-                if requests.get(f"{hub.url}/hub/api/", timeout=10).status_code == 200:
-                    break
-            assert time.monotonic() < deadline, hub.log.read_text()[-5000:]
-            time.sleep(0.5)
-        yield hub
-    finally:
-        process.send_signal(signal.SIGTERM)  # the hub stops the servers, the formgrader and the proxy
-        try:
-            process.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            process.kill()
-        with contextlib.suppress(OSError, ValueError, psutil.Error):  # the proxy, if the hub could not stop it
-            proxy = psutil.Process(int((state / "proxy.pid").read_text()))
-            if str(PROXY) in proxy.cmdline() and course["url"].rsplit(":", 1)[1] in proxy.cmdline():
-                proxy.kill()
-        kill_processes_of(ACCOUNTS)
-        log.close()
+def type_a_password(guide, match):
+    """«passwd cuenta»: the password a person would type twice (PAM checks it when they log in to the hub)."""
+    password = guide.record["passwords"][match[1]] = secrets.token_urlsafe(12)
+    run(["chpasswd"], input=f"{match[1]}:{password}\n")
+    return "contraseña puesta"
+
+
+def without_systemd(guide, match):
+    """The systemd way needs a machine booted with systemd; the guide's other way, «a mano», comes next."""
+    return "omitido: esta máquina no arranca con systemd"
+
+
+def start_the_hub(guide, match):
+    """The hub's manual start, left running (as a person leaves it in a terminal) until the tests end."""
+    log = guide.record["root"] / "jupyterhub.log"
+    with open(log, "w") as output:
+        guide.record["process"] = subprocess.Popen(
+            ["bash", "-c", match.string], cwd=guide.cwd, stdout=output, stderr=subprocess.STDOUT
+        )
+    hub = guide.record["hub"] = Hub(guide.record["url"], guide.record["passwords"], log)
+    deadline = time.monotonic() + 150
+    while True:  # the hub and its proxy (the formgrader service may still be starting)
+        assert guide.record["process"].poll() is None, log.read_text()[-5000:]
+        with contextlib.suppress(requests.RequestException):
+            if requests.get(f"{hub.url}/hub/api/", timeout=10).status_code == 200:
+                return "en marcha"
+        assert time.monotonic() < deadline, log.read_text()[-5000:]
+        time.sleep(0.5)
 
 
 def answer(hub, user, make):
@@ -340,19 +257,11 @@ def answer(hub, user, make):
     assert saved.status_code == 200, saved.text
 
 
-def grades_table(course):
-    return pd.read_csv(course["workspace"] / "informes" / f"calificaciones_{LESSON}.csv").set_index("alumno")
-
-
-@pytest.fixture(scope="module")
-def graded(course, hub):
-    """Published, fetched, answered (Ana right, Beto with the printed values written by hand), submitted,
-    collected and graded by ``curso calificar`` on the collected submissions."""
-    instructor = Instructor(course["clase"], course["workspace"])
+def students_answer(guide, match):
+    """Each student, in their server's «Assignments» list: fetch, answer (Ana right, Beto with the printed
+    values written by hand) and submit."""
+    hub = guide.record["hub"]
     hub.start_servers([ANA, BETO])
-    hub.wait_for_formgrader()
-    released = hub.formgrader("POST", f"/api/assignment/{LESSON}/release")
-    assert released.status_code == 200 and released.json()["success"], released.text
     hub.wait_for_servers([ANA, BETO])
     for user, make in ((ANA, answered), (BETO, hardcoded)):
         listed = hub.request("GET", user, f"/user/{user}/assignments", params={"course_id": COURSE}).json()
@@ -360,9 +269,113 @@ def graded(course, hub):
         hub.student(user, "fetch")
         answer(hub, user, make)
         hub.student(user, "submit")
-    collected = instructor("-m", "autograder.cli", "recoger", LESSON)
-    graded = instructor("-m", "autograder.cli", "calificar", "recogidas", "--directorio", ".", "--leccion", LESSON)
-    return {"instructor": instructor, "collected": collected.stdout, "graded": graded.stdout}
+    return "entregada por los dos"
+
+
+def grade_a_reflection(guide, match):
+    """In the formgrader's «Manual Grading», the instructor gives Ana's first reflection its point."""
+    hub = guide.record["hub"]
+    hub.wait_for_formgrader()
+    _, grades = submission_grades(hub, "curso_ana")
+    reflection = grades["reflexion_1"]
+    saved = hub.formgrader("PUT", f"/api/grade/{reflection['id']}", json={**reflection, "manual_score": 1})
+    assert saved.status_code == 200, saved.text
+    guide.record["reflection"] = reflection["id"]
+    return "reflexión calificada"
+
+
+def students_read_their_feedback(guide, match):
+    """Each student, in «Assignments»: fetch the feedback and open it."""
+    hub, pages = guide.record["hub"], guide.record["feedback"]
+    for user in (ANA, BETO):
+        hub.student(user, "fetch_feedback")
+        folder = hub.request("GET", user, f"/user/{user}/api/contents/{LESSON}/feedback").json()["content"]
+        [submitted] = folder  # one submission, one feedback folder named by its time
+        files = hub.request("GET", user, f"/user/{user}/api/contents/{submitted['path']}").json()["content"]
+        assert [item["name"] for item in files] == [f"{LESSON}.html"]
+        pages[user] = hub.request("GET", user, f"/user/{user}/api/contents/{files[0]['path']}").json()["content"]
+    return "retroalimentación leída"
+
+
+PEOPLE = [  # what the guide leaves to a person, and who does it here
+    (r"^nano (\S+)", edit_the_class),
+    (r"^passwd (\S+)$", type_a_password),
+    (r"systemctl |/etc/systemd/", without_systemd),
+    (r"/bin/jupyterhub -f ", start_the_hub),
+    (r"^#.*cada alumno:.*responde", students_answer),
+    (r"^#.*Manual Grading", grade_a_reflection),
+    (r"^#.*cada alumno:.*(Feedback|retroalimentación)", students_read_their_feedback),
+]
+
+
+@pytest.fixture(scope="module")
+def guide(postgres):
+    """despliegue/README.md followed as written on this machine: install from a clone of this repository
+    (its committed state) with Debian's Python, prepare the class, start the hub by hand, go through a
+    lesson from publishing to feedback, and back up the gradebook. Yields what the guide left running."""
+    root = Path(tempfile.mkdtemp(prefix="curso-guia-"))
+    root.chmod(0o755)  # every account goes through it, as through / on a real machine
+    (root / "var" / "backups").mkdir(parents=True)
+    values = [
+        ("<repositorio-del-curso>", str(ROOT)),
+        ("-h /var/run/postgresql", f"-h {postgres['host']} -p {postgres['port']}"),
+        ("host=/var/run/postgresql", f"host={postgres['host']}&port={postgres['port']}"),
+        ("/srv/", f"{root}/srv/"),
+        ("/etc/curso", f"{root}/etc/curso"),
+        ("/var/backups", f"{root}/var/backups"),
+        ("profesora", INSTRUCTOR),
+        ("ana", ANA),
+        ("beto", BETO),
+    ]
+    steps = guia.Guide(values, PEOPLE)
+    ports = {name: free_port() for name in ("hub", "proxy", "api", "formgrader")}
+    steps.record = {
+        "root": root,
+        "ports": ports,
+        "url": f"http://127.0.0.1:{ports['proxy']}",
+        "passwords": {},
+        "feedback": {},
+        "repository": root / "srv" / "curso" / "gradientes-pytorch",
+        "edition": root / "srv" / "curso" / "estudiantes",
+        "exchange": root / "srv" / "nbgrader" / "exchange",
+        "workspace": Path("/home") / INSTRUCTOR / COURSE,
+        "clase": root / "etc" / "curso" / "clase.toml",
+    }
+    try:
+        for block in guia.blocks((DESPLIEGUE / "README.md").read_text(encoding="utf-8")):
+            steps.follow(block)
+        yield steps
+    finally:
+        stop_the_hub(steps.record)
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def stop_the_hub(record):
+    """Ctrl-C in the hub's terminal: the hub stops the servers, the formgrader and the proxy."""
+    process = record.get("process")
+    if process is None:
+        return
+    process.send_signal(signal.SIGINT)
+    try:
+        process.wait(timeout=60)
+    except subprocess.TimeoutExpired:
+        process.kill()
+    for survivor in psutil.process_iter(["cmdline"]):  # the proxy or the hub, if they could not stop
+        with contextlib.suppress(psutil.Error):
+            if str(record["root"]) in " ".join(survivor.info["cmdline"] or []):
+                survivor.kill()
+    kill_processes_of(ACCOUNTS)
+
+
+def instructor(guide, line):
+    """A command the instructor types later in their terminal (``su -``, «curso» on the PATH, in the workspace)."""
+    return guide.shell_as(
+        INSTRUCTOR, guide.record["workspace"], [f"export PATH={guide.record['repository']}/.venv/bin:$PATH"], line
+    )
+
+
+def grades_table(guide):
+    return pd.read_csv(guide.record["workspace"] / "informes" / f"calificaciones_{LESSON}.csv").set_index("alumno")
 
 
 def submission_grades(hub, student):
@@ -373,16 +386,23 @@ def submission_grades(hub, student):
     return submission["id"], {grade["name"]: grade for grade in grades}
 
 
-def as_student(user, code):
-    """Run Python as a student's Unix user: what they could read from a terminal of their server."""
-    command = ["runuser", "-u", user, "--", "env", "-i", "HOME=/tmp", "LANG=C.UTF-8", str(PYTHON), "-c", code]
-    return subprocess.run(command, capture_output=True, text=True, timeout=120, cwd="/")
+def as_student(user, *command):
+    """A command run as a student's Unix user: what they could do from a terminal of their server."""
+    full = ["runuser", "-u", user, "--", "env", "-i", "HOME=/tmp", "LANG=C.UTF-8", *command]
+    return subprocess.run(full, capture_output=True, text=True, timeout=120, cwd="/")
 
 
 @on_this_machine
-def test_una_clase_por_el_intercambio(course, hub, graded, postgres):
-    instructor = graded["instructor"]
-    workspace = course["workspace"]
+def test_la_guia_del_servidor_seguida_al_pie_de_la_letra(guide, postgres):
+    record, hub = guide.record, guide.record["hub"]
+    workspace = record["workspace"]
+
+    # Installed with Debian's Python, as the guide says; the instructor's repository closed to the others.
+    assert "Listo." in guide.output(r"preparar\.py") and "AVISO" not in guide.output(r"preparar\.py")
+    version = ["-c", "import sys; print(sys.version)"]
+    for environment in (record["repository"], record["edition"]):
+        assert run([environment / ".venv" / "bin" / "python", *version]).stdout == run([DEBIAN_PYTHON, *version]).stdout
+    assert as_student(ANA, "ls", str(record["repository"])).returncode != 0
 
     # The students' servers: Spanish interface, the «Assignments» list, none of the instructor's tools.
     settings = hub.request("GET", ANA, f"/user/{ANA}/lab/api/settings/@jupyterlab/translation-extension:plugin")
@@ -391,7 +411,7 @@ def test_una_clase_por_el_intercambio(course, hub, graded, postgres):
     config = json.loads(re.search(r'id="jupyter-config-data" type="application/json">(.*?)</script>', page, re.S)[1])
     disabled = set(config["disabledExtensions"])
     assert {"@jupyter/nbgrader:formgrader", "@jupyter/nbgrader:create-assignment"} <= disabled
-    assert "@jupyter/nbgrader:assignment-list" not in disabled
+    assert not {"@jupyter/nbgrader:assignment-list", "@jupyter/nbgrader:menu"} & disabled
     assert hub.request("GET", ANA, f"/user/{ANA}/formgrader").status_code == 404
     assert hub.request("GET", ANA, f"/services/{COURSE}/formgrader/api/assignments").status_code == 403
 
@@ -399,7 +419,7 @@ def test_una_clase_por_el_intercambio(course, hub, graded, postgres):
     # instructor's exists (no solutions, no grader).
     servers = [p for p in psutil.process_iter(["username", "cmdline"]) if p.info["username"] == ANA]
     commands = [" ".join(p.info["cmdline"] or []) for p in servers]
-    assert any(str(course["edition"] / ".venv" / "bin" / "jupyterhub-singleuser") in c for c in commands), commands
+    assert any(str(record["edition"] / ".venv" / "bin" / "jupyterhub-singleuser") in c for c in commands), commands
     probe = (
         "import importlib.util, IPython\n"
         "shell = IPython.core.interactiveshell.InteractiveShell.instance()\n"
@@ -407,51 +427,27 @@ def test_una_clase_por_el_intercambio(course, hub, graded, postgres):
         "result = shell.run_cell('%%comprobar\\nfrom autograder.checks import passed\\npassed(\"hola\")')\n"
         "print(result.success, [importlib.util.find_spec(m) is None for m in ('autograder.verdict', 'nbgrader')])\n"
     )
-    python = course["edition"] / ".venv" / "bin" / "python"
-    checked = subprocess.run(
-        ["runuser", "-u", ANA, "--", "env", "-i", "HOME=/tmp", "LANG=C.UTF-8", str(python), "-c", probe],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        cwd="/",
-    )
+    checked = as_student(ANA, str(record["edition"] / ".venv" / "bin" / "python"), "-c", probe)
     assert "✔ hola" in checked.stdout and "True [True, False]" in checked.stdout, checked.stdout + checked.stderr
-    assert not (course["edition"] / "solutions").exists()
+    assert not (record["edition"] / "solutions").exists()
 
     # Collected under the ids «curso calificar» gives them, graded, in PostgreSQL and in the CSV.
-    assert "curso_ana, curso_beto" in graded["collected"]
-    assert f"Libro de calificaciones: postgresql://{INSTRUCTOR}@/{COURSE}" in graded["graded"]
+    assert "curso_ana, curso_beto" in guide.output(r"curso recoger")
+    assert f"Libro de calificaciones: postgresql://{INSTRUCTOR}@/{COURSE}" in guide.output(r"curso calificar")
     assert not (workspace / "gradebook.db").exists()
-    table = grades_table(course)
+    table = grades_table(guide)
     assert table.loc["curso_ana", "puntos_automaticos"] == table.loc["curso_ana", "maximo_automatico"] > 0
     assert table.loc["curso_beto", "puntos_automaticos"] == 0  # values written by hand fail the hidden tests
     stored = sql(postgres, "SELECT student_id FROM submitted_assignment ORDER BY student_id")
     assert stored == ["curso_ana", "curso_beto"]
 
-    # A reflection graded by hand in the formgrader (its API), then the feedback returned.
-    _, grades = submission_grades(hub, "curso_ana")
-    reflection = grades["reflexion_1"]
-    saved = hub.formgrader("PUT", f"/api/grade/{reflection['id']}", json={**reflection, "manual_score": 1})
-    assert saved.status_code == 200, saved.text
-    query = f"SELECT manual_score FROM grade WHERE id = '{reflection['id']}'"
-    assert sql(postgres, query) == ["1"]
-    returned = instructor("-m", "autograder.cli", "devolver", LESSON)
-    assert "devuelta a 2 alumnos" in returned.stdout
-    table = grades_table(course)
+    # The reflection graded by hand in the formgrader, then the feedback returned and read by each student.
+    assert sql(postgres, f"SELECT manual_score FROM grade WHERE id = '{record['reflection']}'") == ["1"]
+    assert "devuelta a 2 alumnos" in guide.output(r"curso devolver")
     assert table.loc["curso_ana", "reflexion_1"] == 1
-    ana_total = table.loc["curso_ana", "total"]
+    ana_total, maximum = table.loc["curso_ana", "total"], table.loc["curso_ana", "maximo"]
     assert ana_total == table.loc["curso_ana", "puntos_automaticos"] + 1
-
-    # Each student fetches their own feedback, in their own server.
-    pages = {}
-    for user in (ANA, BETO):
-        hub.student(user, "fetch_feedback")
-        folder = hub.request("GET", user, f"/user/{user}/api/contents/{LESSON}/feedback").json()["content"]
-        [submitted] = folder  # one submission, one feedback folder named by its time
-        files = hub.request("GET", user, f"/user/{user}/api/contents/{submitted['path']}").json()["content"]
-        assert [item["name"] for item in files] == [f"{LESSON}.html"]
-        pages[user] = hub.request("GET", user, f"/user/{user}/api/contents/{files[0]['path']}").json()["content"]
-    maximum = table.loc["curso_ana", "maximo"]
+    pages = record["feedback"]
     assert re.search(rf"\b{ana_total:g}(\.0)? / {maximum:g}\b", pages[ANA]), "Ana's feedback shows her total"
     beto_total = table.loc["curso_beto", "total"]
     assert re.search(rf"\b{beto_total:g}(\.0)? / {maximum:g}\b", pages[BETO]), "Beto's feedback shows his total"
@@ -459,54 +455,66 @@ def test_una_clase_por_el_intercambio(course, hub, graded, postgres):
 
     # Nobody reads what is not theirs: not through the hub, not as a Unix user, not in the database.
     assert hub.request("GET", ANA, f"/user/{ANA}/api/contents", as_user=BETO).status_code == 403
-    inbound, feedback = course["exchange"] / COURSE / "inbound", course["exchange"] / COURSE / "feedback"
-    probe = (
-        "import os, sys\n"
-        "for path in sys.argv[1:]:\n"
-        "    try:\n"
-        "        os.listdir(path)\n"
-        "        print('LEE', path)\n"
-        "    except PermissionError:\n"
-        "        print('NO', path)\n"
-    )
-    script = probe.replace("sys.argv[1:]", repr([str(p) for p in (inbound, feedback, workspace, f"/home/{ANA}")]))
-    seen = as_student(BETO, script).stdout.split("\n")
-    assert [line.split()[0] for line in seen if line] == ["NO"] * 4, seen
-    connect = f"import psycopg; psycopg.connect('host={postgres['host']} port={postgres['port']} dbname={COURSE}')"
-    refused = as_student(BETO, connect)
+    inbound, feedback = record["exchange"] / COURSE / "inbound", record["exchange"] / COURSE / "feedback"
+    for path in (inbound, feedback, workspace, f"/home/{ANA}"):
+        listed = as_student(BETO, "/usr/bin/python3", "-c", f"import os; os.listdir({str(path)!r})")
+        assert "PermissionError" in listed.stderr, (path, listed.stdout, listed.stderr)
+    refused = as_student(BETO, "psql", "-h", str(postgres["host"]), "-p", str(postgres["port"]), "-d", COURSE)
     assert refused.returncode != 0 and "curso-beto" in refused.stderr  # no role for a student in the gradebook
 
-    # The next lesson, published from the instructor's terminal this time.
+    # The guide's backup of the gradebook: a dump that pg_restore reads, with the grades in it.
+    [dump] = (record["root"] / "var" / "backups").glob(f"{COURSE}-*.dump")
+    assert "TABLE DATA public grade " in run(["pg_restore", "--list", dump]).stdout
+
+    # The next lesson, published the guide's other way: «Release» in the formgrader.
     following = "02_grafo_computacional"
-    instructor("-m", "autograder.cli", "repartir", following)
+    hub.wait_for_formgrader()
+    released = hub.formgrader("POST", f"/api/assignment/{following}/release")
+    assert released.status_code == 200 and released.json()["success"], released.text
     listed = hub.request("GET", BETO, f"/user/{BETO}/assignments", params={"course_id": COURSE}).json()["value"]
     assert {a["assignment_id"]: a["status"] for a in listed}[following] == "released"
 
 
+def test_la_guia_se_sigue_paso_a_paso():
+    """The runner of the guide: blocks in order, values in place of the examples, unknown steps refused."""
+    text = "x\n```bash\ncd /srv/a   # b\necho ana \\\n  anabel\n```\n   ```bash\n   # paso de una persona\n   ```\n"
+    assert guia.blocks(text) == [["cd /srv/a   # b", "echo ana anabel"], ["# paso de una persona"]]
+    steps = guia.Guide([("/srv/", "/tmp/"), ("ana", "curso-ana")], [])
+    assert steps.localize("echo ana anabel /srv/ana curso-ana") == "echo curso-ana anabel /tmp/curso-ana curso-ana"
+    steps.follow(["cd /srv/", "echo hola ana"])
+    assert steps.done == [("root", "echo hola curso-ana", "hola curso-ana\n")] and steps.cwd == Path("/tmp")
+    with pytest.raises(guia.StepFailed, match="no sabe hacer: # paso de una persona"):
+        steps.follow(["# paso de una persona"])
+    with pytest.raises(guia.StepFailed, match="falló «false»"):
+        steps.follow(["false"])
+
+
 @on_this_machine
-def test_las_paginas_del_hub_estan_en_espanol(course, hub):
-    login = requests.get(f"{course['url']}/hub/login", timeout=30).content.decode("utf-8")
+def test_las_paginas_del_hub_estan_en_espanol(guide):
+    url = guide.record["url"]
+    login = requests.get(f"{url}/hub/login", timeout=30).content.decode("utf-8")
     assert '<html lang="es">' in login and "<h1>Iniciar sesión</h1>" in login
     assert "Usuario:" in login and "Contraseña:" in login and "value='Iniciar sesión'" in login
     assert "Sign in" not in login and "Username" not in login and "Password:" not in login
-    missing = requests.get(f"{course['url']}/hub/no-existe", timeout=30)
+    missing = requests.get(f"{url}/hub/no-existe", timeout=30)
     assert missing.status_code == 404 and "Esta página no existe." in missing.content.decode("utf-8")
 
 
 @on_this_machine
-def test_el_instructor_califica_una_reflexion_en_el_navegador(course, hub, graded, tmp_path):
+def test_el_instructor_califica_una_reflexion_en_el_navegador(guide, tmp_path):
     from selenium.webdriver.common.by import By
     from selenium.webdriver.common.keys import Keys
     from selenium.webdriver.support.ui import WebDriverWait
 
+    hub = guide.record["hub"]
     submission, _ = submission_grades(hub, "curso_beto")
     with chromium(tmp_path / "chromium") as driver:
         wait = WebDriverWait(driver, 90)
         # The instructor logs in to the hub and goes to the formgrader's manual grading of the lesson.
         manual_grading = f"/services/{COURSE}/formgrader/gradebook/{LESSON}/{LESSON}"
-        driver.get(f"{course['url']}/hub/login?next={manual_grading}")
+        driver.get(f"{hub.url}/hub/login?next={manual_grading}")
         driver.find_element(By.ID, "username_input").send_keys(INSTRUCTOR)
-        driver.find_element(By.ID, "password_input").send_keys(course["passwords"][INSTRUCTOR])
+        driver.find_element(By.ID, "password_input").send_keys(hub.passwords[INSTRUCTOR])
         driver.find_element(By.ID, "login_submit").click()
         wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "tbody tr a"))
         driver.find_element(By.XPATH, "//button[contains(., 'Show All Names')]").click()
@@ -522,8 +530,8 @@ def test_el_instructor_califica_una_reflexion_en_el_navegador(course, hub, grade
         wait.until(lambda d: submission_grades(hub, "curso_beto")[1]["reflexion_2"]["manual_score"] == 1)
         driver.save_screenshot(str(tmp_path / "formgrader.png"))
 
-    graded["instructor"]("-m", "autograder.cli", "informes", LESSON)
-    table = grades_table(course)
+    instructor(guide, f"curso informes {LESSON}")
+    table = grades_table(guide)
     assert table.loc["curso_beto", "reflexion_2"] == 1
     assert table.loc["curso_beto", "total"] == table.loc["curso_beto", "puntos_automaticos"] + 1
 
