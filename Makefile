@@ -21,7 +21,7 @@ test: instalar
 
 instalar: $(INSTALADO)
 
-$(INSTALADO): requirements.txt pyproject.toml assets/jupyterlab/overrides.json assets/jupyterlab/traducciones.json autograder/lab_setup.py
+$(INSTALADO): requirements.txt pyproject.toml assets/jupyterlab/overrides.json assets/jupyterlab/traducciones.json assets/jupyterlab/nbgrader.json autograder/lab_setup.py
 	@scripts/comprobar-python.sh $(PYTHON)
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet -r requirements.txt

@@ -57,10 +57,10 @@ def _check(result, workspace, what):
 
 
 def release(workspace, lesson_id, say=print):
-    """Put a lesson in the exchange: each student sees it in their «Assignments» list."""
+    """Put a lesson in the exchange: each student sees it in their «Lista de lecciones» (nbgrader's Assignments)."""
     find_lesson(lesson_id)
     _check(_api(workspace).release_assignment(lesson_id), workspace, f"repartir_{lesson_id}")
-    say(f"Repartida {lesson_id}: cada alumno la ve en su lista «Assignments» (menú Nbgrader) y la descarga.")
+    say(f"Repartida {lesson_id}: cada alumno la ve en su «Lista de lecciones» (menú Nbgrader) y la descarga.")
 
 
 def collect(workspace, lesson_id, say=print):
@@ -133,6 +133,6 @@ def give_back(workspace, lesson_id, say=print):
         returned.append(student)
     say(
         f"Retroalimentación de {lesson_id} devuelta a {len(returned)} alumnos: {', '.join(returned) or 'ninguno'}. "
-        "La descargan en su lista «Assignments» («Fetch Feedback»)."
+        "La descargan en su «Lista de lecciones» («Descargar la retroalimentación»)."
     )
     return returned

@@ -1,11 +1,15 @@
 """Configure JupyterLab in this environment: Spanish interface and the course's nbgrader config.
 
+nbgrader's JupyterLab extension writes its texts with no translator: ``translate_nbgrader`` writes them in
+Spanish into its installed files (``assets/jupyterlab/nbgrader.json``).
+
 Run as ``python -m autograder.lab_setup`` (``--estudiante`` also turns off the
 instructor-only nbgrader extensions, as on Binder).
 """
 
 import argparse
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -18,6 +22,10 @@ PACKAGE_DIR = Path(__file__).resolve().parent
 ROOT = PACKAGE_DIR.parent
 OVERRIDES = ROOT / "assets" / "jupyterlab" / "overrides.json"
 TRANSLATIONS = ROOT / "assets" / "jupyterlab" / "traducciones.json"
+NBGRADER_TRANSLATIONS = ROOT / "assets" / "jupyterlab" / "nbgrader.json"
+NBGRADER_BUNDLE = Path("share", "jupyter", "labextensions", "@jupyter", "nbgrader", "static")  # under the prefix
+# At the end of a bundle file that translate_nbgrader wrote (a JavaScript comment): its original is next to it.
+TRANSLATED_MARK = "\n/* autograder.lab_setup: textos en español; el original está en este archivo + .original */\n"
 EXCHANGE = ROOT / "intercambio"  # nbgrader's exchange when the whole course is on one machine
 LOCAL_COURSE = "gradientes"
 LANGUAGE = "es"  # the course's language pack (autograder/idioma), the one overrides.json chooses
@@ -65,6 +73,98 @@ def install_translations(target=CATALOGS):
             catalog[original] = translation if isinstance(translation, list) else [translation]
         (target / f"{domain}.json").write_text(json.dumps(catalog, ensure_ascii=False, indent=0), encoding="utf-8")
     return target
+
+
+class NbgraderChanged(RuntimeError):
+    """The installed nbgrader extension is not the one ``nbgrader.json`` translates (message in Spanish)."""
+
+
+def js_text(text):
+    """``text`` as it goes inside a JavaScript string literal: escaped, in ASCII (``…`` is ``\\u2026``)."""
+    return json.dumps(text)[1:-1]
+
+
+def translate_js(source, texts):
+    """``source`` with each English text of ``texts`` in Spanish, and how many times each was found.
+
+    Only whole texts: a string literal (``"Fetch"``, quoted with ", ' or a backtick) or the whole text of an element
+    of an HTML template string (``<div> Loading, please wait... </div>``, with ``\\n`` between lines), never
+    part of another text (``"Fetch"`` is not in ``"Fetch Feedback"``).
+    """
+    found = {}
+    for english, spanish in texts.items():
+        found[english], escaped = 0, js_text(spanish)
+        for quote in "\"'`":
+            literal = f"{quote}{english}{quote}"
+            found[english] += source.count(literal)
+            source = source.replace(literal, f"{quote}{escaped}{quote}")
+        element = re.compile(rf"(>(?:\s|\\n)*){re.escape(english)}((?:\s|\\n)*<)")
+        source, count = element.subn(lambda match, escaped=escaped: f"{match[1]}{escaped}{match[2]}", source)
+        found[english] += count
+    return source, found
+
+
+def _write(path, text):
+    """Write ``path`` at once (never half a file, if interrupted)."""
+    temporary = path.with_name(f"{path.name}.tmp")
+    temporary.write_text(text, encoding="utf-8")
+    os.replace(temporary, path)
+
+
+def translate_nbgrader(prefix=Path(sys.prefix), table=NBGRADER_TRANSLATIONS):
+    """Write Spanish into nbgrader's JupyterLab extension, installed under ``prefix``; return its folder.
+
+    Its «Assignments» list, course list and «Validate» button and dialog have no translator: each English
+    text of ``table`` (``nbgrader.json``) becomes its translation in the bundle files. The pristine file is
+    kept next to each (``<file>.original``) and the translation is always made from it, so running this again,
+    or with a changed table, is harmless; a file with no ``TRANSLATED_MARK`` is pristine (a new or reinstalled
+    nbgrader). A text found nowhere raises ``NbgraderChanged`` before anything is written: a new nbgrader
+    must not show English again without anybody noticing.
+    """
+    folder = Path(prefix) / NBGRADER_BUNDLE
+    texts = json.loads(Path(table).read_text("utf-8"))["textos"]
+    bundles = sorted(folder.glob("*.js")) if folder.is_dir() else []
+    if not bundles:
+        raise NbgraderChanged(
+            f"no se encontró la extensión de JupyterLab de nbgrader en {folder}: instala nbgrader "
+            "(requirements.txt) antes de traducirla."
+        )
+    found, files = dict.fromkeys(texts, 0), []
+    for path in bundles:
+        original = path.with_name(f"{path.name}.original")
+        current = path.read_text("utf-8")
+        if current.endswith(TRANSLATED_MARK):
+            if not original.exists():
+                raise NbgraderChanged(
+                    f"falta {original.name}, el original de {path}: reinstala nbgrader "
+                    "(python -m pip install --force-reinstall --no-deps nbgrader) y vuelve a instalar."
+                )
+            source = original.read_text("utf-8")
+        else:
+            source = current
+        translated, counts = translate_js(source, texts)
+        for english, count in counts.items():
+            found[english] += count
+        target = translated + TRANSLATED_MARK if translated != source else source
+        files.append((path, original, current, source, target))
+    missing = [english for english, count in found.items() if not count]
+    if missing:
+        raise NbgraderChanged(
+            f"la extensión de JupyterLab de nbgrader instalada ({folder}) ya no contiene "
+            f"{'este texto' if len(missing) == 1 else 'estos textos'}: {', '.join(f'«{text}»' for text in missing)}. "
+            f"Actualiza {Path(table).name} para la versión instalada de nbgrader; si no, se verían en inglés."
+        )
+    for path, original, current, source, target in files:
+        if target != source and (not original.exists() or original.read_text("utf-8") != source):
+            _write(original, source)
+        if current != target:
+            _write(path, target)
+        if target == source:  # nothing of this file to translate (any more)
+            original.unlink(missing_ok=True)
+    for original in folder.glob("*.js.original"):  # left by an nbgrader that is no longer installed
+        if not original.with_name(original.name.removesuffix(".original")).exists():
+            original.unlink()
+    return folder
 
 
 def install_nbgrader_config(prefix=Path(sys.prefix)):
@@ -161,6 +261,7 @@ def main(argv=None):
     args = parser.parse_args(argv)
     print(f"Interfaz en español: {install_overrides()}")
     print(f"Traducciones de JupyterLab: {install_translations()}")
+    print(f"Extensión de nbgrader en español: {translate_nbgrader()}")
     if LANGUAGE not in {entry.name for entry in entry_points(group="jupyterlab.languagepack")}:
         print(
             f"Aviso: JupyterLab no conoce el idioma «{LANGUAGE}» del curso y se verá en inglés. Instala el paquete "

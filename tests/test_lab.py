@@ -131,6 +131,99 @@ def test_the_course_translations_are_current_and_installed():
         assert len(json.loads((lab_setup.CATALOGS / f"{domain}.json").read_text("utf-8"))) > 1
 
 
+# --- nbgrader's JupyterLab extension, translated at install (assets/jupyterlab/nbgrader.json) ---------------
+
+
+def nbgrader_texts():
+    return json.loads(lab_setup.NBGRADER_TRANSLATIONS.read_text("utf-8"))["textos"]
+
+
+def pristine_nbgrader_bundle(prefix):
+    """A copy, under ``prefix``, of the installed nbgrader extension's files as nbgrader installed them."""
+    installed = Path(sys.prefix) / lab_setup.NBGRADER_BUNDLE
+    folder = prefix / lab_setup.NBGRADER_BUNDLE
+    folder.mkdir(parents=True)
+    for path in installed.glob("*.js"):
+        original = path.with_name(f"{path.name}.original")
+        shutil.copyfile(original if original.exists() else path, folder / path.name)
+    return folder
+
+
+def bundle_files(folder):
+    return {path.name: path.read_text("utf-8") for path in sorted(folder.iterdir())}
+
+
+def test_only_whole_texts_are_translated():
+    source = (
+        'a.innerText="Fetch",b.innerText="Fetch Feedback",c="Prefetch",d=`Fetch`,e="Fetching",'
+        "f='<div>\\n  Fetch\\n</div><p> Fetch more </p><b>Fetch</b>'"
+    )
+    translated, found = lab_setup.translate_js(source, {"Fetch": "Descargar…"})
+    assert translated == (
+        'a.innerText="Descargar\\u2026",b.innerText="Fetch Feedback",c="Prefetch",d=`Descargar\\u2026`,'
+        "e=\"Fetching\",f='<div>\\n  Descargar\\u2026\\n</div><p> Fetch more </p><b>Descargar\\u2026</b>'"
+    )
+    assert found == {"Fetch": 4}
+
+
+def test_nbgrader_is_translated_at_install_from_the_originals(tmp_path):
+    folder = pristine_nbgrader_bundle(tmp_path)
+    pristine = bundle_files(folder)
+    texts = nbgrader_texts()
+    assert lab_setup.translate_nbgrader(tmp_path) == folder
+    translated = bundle_files(folder)
+    bundle = "".join(text for name, text in translated.items() if name.endswith(".js"))
+    _, left = lab_setup.translate_js(bundle, texts)
+    assert not {english for english, count in left.items() if count}, "quedan textos en inglés"
+    for spanish in texts.values():
+        assert lab_setup.js_text(spanish) in bundle, spanish
+    assert 'innerText="Descargar",' in bundle and 'innerText="Descargar la retroalimentaci\\u00f3n",' in bundle
+    assert 'label:"Validar",' in bundle and 'tooltip:"Validar la lecci\\u00f3n"' in bundle
+    assert 'title:"Resultados de la validaci\\u00f3n"' in bundle
+    assert "\\n        Lecciones publicadas\\n" in bundle and 'title="Actualizar la lista de lecciones"' in bundle
+    assert "Fetch Feedback" not in bundle and "Validation Results" not in bundle
+    # The pristine files are kept beside the translated ones; the others are untouched.
+    for name, text in pristine.items():
+        if f"{name}.original" in translated:
+            assert translated[f"{name}.original"] == text
+            assert translated[name].endswith(lab_setup.TRANSLATED_MARK)
+        else:
+            assert translated[name] == text
+    assert any(name.endswith(".original") for name in translated)
+
+    lab_setup.translate_nbgrader(tmp_path)  # again: nothing changes
+    assert bundle_files(folder) == translated
+    for name, text in pristine.items():  # nbgrader reinstalled (pip writes its files again)
+        (folder / name).write_text(text, "utf-8")
+    lab_setup.translate_nbgrader(tmp_path)
+    assert bundle_files(folder) == translated
+    # A table with a text less: from the original, that text is English again.
+    table = tmp_path / "nbgrader.json"
+    table.write_text(json.dumps({"textos": {k: v for k, v in texts.items() if k != "Fetch"}}), "utf-8")
+    lab_setup.translate_nbgrader(tmp_path, table)
+    bundle = "".join(path.read_text("utf-8") for path in folder.glob("*.js"))
+    assert 'innerText="Fetch",' in bundle and 'innerText="Descargar la retroalimentaci\\u00f3n",' in bundle
+
+
+def test_a_text_that_nbgrader_no_longer_has_stops_the_install(tmp_path):
+    folder = pristine_nbgrader_bundle(tmp_path)
+    [chunk] = [path for path in folder.glob("*.js") if '"Fetch Feedback"' in path.read_text("utf-8")]
+    chunk.write_text(chunk.read_text("utf-8").replace('"Fetch Feedback"', '"Get Feedback"'), "utf-8")
+    before = bundle_files(folder)
+    with pytest.raises(lab_setup.NbgraderChanged, match="ya no contiene este texto: «Fetch Feedback»"):
+        lab_setup.translate_nbgrader(tmp_path)
+    assert bundle_files(folder) == before, "nada a medias"
+    with pytest.raises(lab_setup.NbgraderChanged, match="no se encontró la extensión de JupyterLab de nbgrader"):
+        lab_setup.translate_nbgrader(tmp_path / "sin-nbgrader")
+
+
+def test_nbgrader_is_translated_in_this_environment():
+    folder = Path(sys.prefix) / lab_setup.NBGRADER_BUNDLE
+    bundle = "".join(path.read_text("utf-8") for path in folder.glob("*.js"))
+    _, left = lab_setup.translate_js(bundle, nbgrader_texts())
+    assert not {english for english, count in left.items() if count}, "instala las traducciones: make instalar"
+
+
 def test_formgrader_finds_the_course(lab):
     assignments = {a["name"]: a for a in get(f"{lab}/formgrader/api/assignments")}
     assert "01_tensores_y_requires_grad" in assignments
@@ -296,7 +389,7 @@ def student_lab(tmp_path_factory):
     home.mkdir()
     lab_setup.disable_instructor_extensions(config)
     release.generate(root / "notebooks", lessons=[LESSONS[0]])
-    # A copy to explore (nbgrader's «Validate» saves it); the generated lesson stays as generated.
+    # A copy to explore (nbgrader's «Validar» saves it); the generated lesson stays as generated.
     (root / "explorar").mkdir()
     shutil.copy(root / lesson_path(LESSONS[0]), root / EXPLORED)
     with serve_lab(root, home, config) as base:
@@ -401,7 +494,7 @@ def every_menu(driver):
 
 def everything_a_student_sees(driver, lab):
     """``{place: [texts]}``: the lab with a lesson open, every menu and submenu, a cell's context menu,
-    the launcher, the command palette and nbgrader's «Validate» dialog."""
+    the launcher, the command palette and nbgrader's «Validar» dialog."""
     from selenium.webdriver.common.action_chains import ActionChains
     from selenium.webdriver.common.by import By
     from selenium.webdriver.common.keys import Keys
@@ -436,9 +529,9 @@ def everything_a_student_sees(driver, lab):
     WebDriverWait(driver, 10).until(lambda d: not d.find_elements(By.CSS_SELECTOR, ".jp-Dialog"))
     driver.find_element(By.CSS_SELECTOR, ".jp-NotebookPanel-toolbar .validate-button").click()  # nbgrader's
     dialog = WebDriverWait(driver, 180).until(
-        lambda d: [e for e in d.find_elements(By.CSS_SELECTOR, ".jp-Dialog") if "Validating" not in e.text]
+        lambda d: [e for e in d.find_elements(By.CSS_SELECTOR, ".jp-Dialog") if "Validando" not in e.text]
     )
-    seen[("diálogo «Validate»",)] = driver.execute_script(VISIBLE_TEXTS, dialog[0])
+    seen[("diálogo «Validar»",)] = driver.execute_script(VISIBLE_TEXTS, dialog[0])
     ActionChains(driver).send_keys(Keys.ESCAPE).perform()
     return seen
 
@@ -457,7 +550,11 @@ def test_the_student_lab_is_in_spanish(student_lab, student_browser, tmp_path):
     for text in found:
         print(f"  {text!r}  [{where[text]}]")
     assert len(seen) > 15, "abre los menús y sus submenús"
-    assert "diálogo «Validate»" in {" → ".join(place) for place in seen}
+    validate = seen[("diálogo «Validar»",)]
+    assert "Resultados de la validación" in validate and "La celda siguiente falló:" in validate, validate
+    assert "Validar" in seen[("página",)] and "Validar la lección" in seen[("página",)]  # nbgrader's button
+    assert not english(validate), english(validate)
+    assert not set(found) & {text.strip() for text in nbgrader_texts()}, "nbgrader, traducido al instalar"
     assert len(found) <= ENGLISH_LIMIT, found
 
 
