@@ -2,11 +2,12 @@
 
 Uso: .venv/bin/python scripts/comparar_velocidad.py [--leccion 01 08] [--entregas 16] [--directorio /tmp/velocidad]
 
-Para cada lección, crea N entregas (correctas, en blanco y con valores escritos a mano) y hace con
-ellas el mismo trabajo de dos formas: `curso calificar` (kernels sellados, en paralelo) y nbgrader
-tal cual (su preprocesador Execute, un kernel nuevo por entrega, en serie): calificar y escribir la
-retroalimentación de cada alumno. Comprueba que cada alumno recibe la misma nota automática y
-escribe los dos tiempos y su cociente.
+Para cada lección, crea N entregas (correctas, en blanco y con valores escritos a mano, o solo de los
+tipos que pida --tipos) y hace con ellas el mismo trabajo de dos formas: `curso calificar` (kernels
+sellados, en paralelo) y nbgrader tal cual (su preprocesador Execute, un kernel nuevo por entrega, en
+serie): calificar y escribir la retroalimentación de cada alumno. Comprueba que cada alumno recibe la
+misma nota automática y escribe los dos tiempos y su cociente. Con --solo-curso mide solo `curso
+calificar`, para lotes del tamaño de una clase (--entregas 125), y al final suma todas las lecciones.
 """
 
 import argparse
@@ -28,12 +29,12 @@ from autograder.demo import SCENARIOS, build_demo
 KINDS = ("ana", "beto", "carla")  # correcta, en blanco, valores escritos a mano
 
 
-def build_batch(folder, lesson, count):
-    """``count`` entregas: alumno_00, alumno_01... cada una copia de uno de los tres escenarios."""
+def build_batch(folder, lesson, count, kinds=KINDS):
+    """``count`` entregas: alumno_00, alumno_01... cada una copia de uno de los escenarios ``kinds``, por turno."""
     samples = Path(tempfile.mkdtemp(prefix="muestras-"))
-    build_demo(samples, [lesson], list(KINDS))
+    build_demo(samples, [lesson], list(kinds))
     for number in range(count):
-        kind = KINDS[number % len(KINDS)]
+        kind = kinds[number % len(kinds)]
         target = folder / f"alumno_{number:02d}" / lesson.id
         target.mkdir(parents=True)
         shutil.copy(samples / kind / lesson.id / lesson.notebook_name, target)
@@ -68,15 +69,20 @@ def automatic_scores(workspace, lesson_id, students):
         return scores
 
 
-def compare(root, lesson, count, workers):
+def grade_with_curso(root, lesson, workers):
+    """``curso calificar`` on the batch in ``root/entregas``: its seconds."""
+    started = time.perf_counter()
+    batch.run(root / "entregas", root / "curso", lesson.id, workers=workers)
+    return time.perf_counter() - started
+
+
+def compare(root, lesson, count, workers, kinds):
     """Both ways on the same batch of one lesson: the seconds of each, or exit if the scores differ."""
-    build_batch(root / "entregas", lesson, count)
+    build_batch(root / "entregas", lesson, count, kinds)
     students = sorted(p.name for p in (root / "entregas").iterdir())
 
     ours = root / "curso"
-    started = time.perf_counter()
-    batch.run(root / "entregas", ours, lesson.id, workers=workers)
-    curso_seconds = time.perf_counter() - started
+    curso_seconds = grade_with_curso(root, lesson, workers)
 
     plain = root / "nbgrader"
     (plain / "submitted").mkdir(parents=True)
@@ -87,7 +93,7 @@ def compare(root, lesson, count, workers):
     ours_scores = automatic_scores(ours, lesson.id, students)
     plain_scores = automatic_scores(plain, lesson.id, students)
     different = {s: (ours_scores[s], plain_scores[s]) for s in students if ours_scores[s] != plain_scores[s]}
-    print(f"{lesson.id}: {len(students)} entregas ({', '.join(SCENARIOS[k][0] for k in KINDS)})")
+    print(f"{lesson.id}: {len(students)} entregas ({', '.join(SCENARIOS[k][0] for k in kinds)})")
     print(f"  curso calificar (notas, retroalimentación e informes): {curso_seconds:.1f} s")
     print(f"  nbgrader sin cambios (autograde y generate_feedback): {nbgrader_seconds:.1f} s")
     print(f"  por entrega: curso {curso_seconds / count:.2f} s, nbgrader {nbgrader_seconds / count:.2f} s")
@@ -107,13 +113,29 @@ def main():
         "--procesos", type=int, default=None, help="entregas a la vez en curso (por omisión, una por núcleo)"
     )
     parser.add_argument("--directorio", type=Path, default=None, help="carpeta de trabajo (por omisión, temporal)")
+    kinds = ", ".join(f"{kind} ({SCENARIOS[kind][0]})" for kind in KINDS)
+    parser.add_argument("--tipos", nargs="+", choices=KINDS, default=list(KINDS), help=f"tipos de entrega: {kinds}")
+    parser.add_argument("--solo-curso", action="store_true", help="mide solo curso calificar, sin nbgrader")
     args = parser.parse_args()
     root = args.directorio or Path(tempfile.mkdtemp(prefix="velocidad-"))
     shutil.rmtree(root, ignore_errors=True)
     print(f"Núcleos: {os.cpu_count()}; curso califica {args.procesos or os.cpu_count()} a la vez")
-    for wanted in args.leccion:
-        lesson = next((item for item in available_lessons() if item.id.startswith(wanted)), None) or find_lesson(wanted)
-        compare(root / lesson.id, lesson, args.entregas, args.procesos)
+    lessons = [
+        next((item for item in available_lessons() if item.id.startswith(wanted)), None) or find_lesson(wanted)
+        for wanted in args.leccion
+    ]
+    if not args.solo_curso:
+        for lesson in lessons:
+            compare(root / lesson.id, lesson, args.entregas, args.procesos, args.tipos)
+        return
+    total = 0.0
+    for lesson in lessons:
+        build_batch(root / lesson.id / "entregas", lesson, args.entregas, args.tipos)
+        seconds = grade_with_curso(root / lesson.id, lesson, args.procesos)
+        total += seconds
+        print(f"{lesson.id}: {args.entregas} entregas en {seconds:.1f} s, {seconds / args.entregas:.2f} s por entrega")
+    count = args.entregas * len(lessons)
+    print(f"En total: {count} entregas en {total:.0f} s ({total / 60:.1f} min), {total / count:.2f} s por entrega")
 
 
 if __name__ == "__main__":

@@ -147,7 +147,7 @@ class Hub:
                 time.sleep(0.5)
 
     def student(self, user, action):
-        """Press a button of the student's «Assignments» list (nbgrader's server extension)."""
+        """Press a button of the student's «Lista de lecciones» (nbgrader's server extension)."""
         body = {"course_id": COURSE, "assignment_id": LESSON}
         answer = self.request("POST", user, f"/user/{user}/assignments/{action}", json=body)
         assert answer.status_code == 200 and '"success": true' in answer.text, answer.text
@@ -257,18 +257,54 @@ def answer(hub, user, make):
     assert saved.status_code == 200, saved.text
 
 
+def status(hub, user):
+    """The lesson's status in the student's «Lista de lecciones» (released, fetched, submitted)."""
+    listed = hub.request("GET", user, f"/user/{user}/assignments", params={"course_id": COURSE}).json()["value"]
+    return [item["status"] for item in listed if item["assignment_id"] == LESSON]
+
+
+def in_the_list_of_lessons(hub, user, profile):
+    """The guide's clicks, in Chromium: log in, menú Nbgrader → Lista de lecciones → Descargar; then, once
+    ``answer`` has written the answers in the notebook, Entregar. Yields between the two."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    def click(xpath):
+        wait.until(lambda d: d.find_element(By.XPATH, xpath).is_displayed())
+        driver.find_element(By.XPATH, xpath).click()
+
+    with chromium(profile) as driver:
+        wait = WebDriverWait(driver, 90)
+        driver.get(f"{hub.url}/hub/login?next=/user/{user}/lab")
+        driver.find_element(By.ID, "username_input").send_keys(user)
+        driver.find_element(By.ID, "password_input").send_keys(hub.passwords[user])
+        driver.find_element(By.ID, "login_submit").click()
+        click("//div[contains(@class, 'lm-MenuBar-itemLabel')][normalize-space()='Nbgrader']")
+        click("//li[contains(@class, 'lm-Menu-item')][.//div[normalize-space()='Lista de lecciones']]")
+        click(f"//div[@id='released_assignments_list']//div[contains(., '{LESSON}')]//button[.='Descargar']")
+        wait.until(lambda d: status(hub, user) == ["fetched"])
+        yield
+        click("//button[@title='Actualizar la lista de lecciones']")
+        click(f"//div[@id='fetched_assignments_list']//div[contains(., '{LESSON}')]//button[.='Entregar']")
+        wait.until(lambda d: status(hub, user) == ["submitted"])
+        assert "Descargar la retroalimentación" not in driver.page_source  # not returned yet
+
+
 def students_answer(guide, match):
-    """Each student, in their server's «Assignments» list: fetch, answer (Ana right, Beto with the printed
-    values written by hand) and submit."""
+    """Each student, in their server's «Lista de lecciones»: fetch, answer (Ana right, Beto with the printed
+    values written by hand) and submit. Ana clicks in Chromium as the guide says; Beto's server gets the
+    same requests from the hub's API."""
     hub = guide.record["hub"]
     hub.start_servers([ANA, BETO])
     hub.wait_for_servers([ANA, BETO])
-    for user, make in ((ANA, answered), (BETO, hardcoded)):
-        listed = hub.request("GET", user, f"/user/{user}/assignments", params={"course_id": COURSE}).json()
-        assert [a["status"] for a in listed["value"] if a["assignment_id"] == LESSON] == ["released"], listed
-        hub.student(user, "fetch")
-        answer(hub, user, make)
-        hub.student(user, "submit")
+    assert status(hub, ANA) == status(hub, BETO) == ["released"]
+    clicks = in_the_list_of_lessons(hub, ANA, guide.record["root"] / "chromium")
+    next(clicks)
+    answer(hub, ANA, answered)
+    next(clicks, None)
+    hub.student(BETO, "fetch")
+    answer(hub, BETO, hardcoded)
+    hub.student(BETO, "submit")
     return "entregada por los dos"
 
 
@@ -285,7 +321,7 @@ def grade_a_reflection(guide, match):
 
 
 def students_read_their_feedback(guide, match):
-    """Each student, in «Assignments»: fetch the feedback and open it."""
+    """Each student, in «Lista de lecciones»: fetch the feedback and open it."""
     hub, pages = guide.record["hub"], guide.record["feedback"]
     for user in (ANA, BETO):
         hub.student(user, "fetch_feedback")
@@ -404,7 +440,7 @@ def test_la_guia_del_servidor_seguida_al_pie_de_la_letra(guide, postgres):
         assert run([environment / ".venv" / "bin" / "python", *version]).stdout == run([DEBIAN_PYTHON, *version]).stdout
     assert as_student(ANA, "ls", str(record["repository"])).returncode != 0
 
-    # The students' servers: Spanish interface, the «Assignments» list, none of the instructor's tools.
+    # The students' servers: Spanish interface, the «Lista de lecciones», none of the instructor's tools.
     settings = hub.request("GET", ANA, f"/user/{ANA}/lab/api/settings/@jupyterlab/translation-extension:plugin")
     assert settings.json()["schema"]["properties"]["locale"]["default"] == "es"
     page = hub.request("GET", ANA, f"/user/{ANA}/lab").text
