@@ -11,6 +11,7 @@ tests before it.
 """
 
 import atexit
+import functools
 import time
 
 import nbformat
@@ -102,14 +103,21 @@ def lesson_cells(resources):
     """``{grade_id: code}`` of the lesson's test cells (from the gradebook), and the names that the
     answer cells of the instructor's solution define (the only names a test cell takes from the kernel)."""
     info = resources["nbgrader"]
-    with Gradebook(info["db_url"]) as gradebook:
-        notebook = gradebook.find_notebook(info["notebook"], info["assignment"])
+    source = find_lesson(info["assignment"]).source
+    return _lesson_cells(info["db_url"], info["assignment"], info["notebook"], source, source.stat().st_mtime_ns)
+
+
+@functools.lru_cache(maxsize=16)
+def _lesson_cells(db_url, assignment, notebook_name, source, _modified):
+    """Read once per lesson in a grading process (every submission of a batch has the same test cells)."""
+    with Gradebook(db_url) as gradebook:
+        notebook = gradebook.find_notebook(notebook_name, assignment)
         answers = {cell.name for cell in notebook.solution_cells}
         graded = {cell.name for cell in notebook.grade_cells if cell.cell_type == "code"} - answers
         tests = {cell.name: cell.source for cell in notebook.source_cells if cell.name in graded}
-    solution = nbformat.read(find_lesson(info["assignment"]).source, as_version=4)
+    solution = nbformat.read(source, as_version=4)
     code = [cell.source for cell in solution.cells if is_solution(cell) and cell.cell_type == "code"]
-    return tests, set().union(*map(answer_names, code))
+    return tests, frozenset().union(*map(answer_names, code))
 
 
 class SandboxedExecute(NbGraderPreprocessor):

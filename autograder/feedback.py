@@ -12,6 +12,7 @@ from pathlib import Path
 import jinja2
 from nbconvert.exporters import HTMLExporter, TemplateExporter
 from nbconvert.filters.highlight import Highlight2HTML
+from nbconvert.filters.markdown_mistune import IPythonRenderer, MarkdownWithMath
 from nbconvert.filters.widgetsdatatypefilter import WidgetsDataTypeFilter
 from nbgrader.preprocessors import GetGrades, NbGraderPreprocessor
 
@@ -42,11 +43,38 @@ class FeedbackExporter(HTMLExporter):
         lexer = langinfo.get("pygments_lexer", langinfo.get("name", None))
         resources = self._init_resources(resources)
         widgets = WidgetsDataTypeFilter(notebook_metadata=self._nb_metadata, parent=self, resources=resources)
-        self.register_filter("highlight_code", Highlight2HTML(pygments_lexer=lexer, parent=self))
+        self.register_filter("highlight_code", functools.partial(_highlighted, default=lexer))
         self.register_filter("filter_data_type", widgets)
         html, resources = TemplateExporter.from_notebook_node(self, nb, resources, **kw)
         # MathJax (2 MB of script) goes in last, into the finished page.
         return html.replace(MATHJAX_MARK, mathjax_source(), 1), resources
+
+    @jinja2.pass_context
+    def markdown2html(self, context, source):
+        # The lesson's text is the same in every submission: each one rendered once per process.
+        if context.get("cell", {}).get("attachments") or self.embed_images or self.lexer_options:
+            return super().markdown2html(context, source)
+        return _markdown(source, self.anchor_link_text, self.exclude_anchor_links)
+
+
+@functools.lru_cache(maxsize=4096)
+def _markdown(source, anchor_link_text, exclude_anchor_links):
+    renderer = IPythonRenderer(
+        escape=False, anchor_link_text=anchor_link_text, exclude_anchor_links=exclude_anchor_links
+    )
+    return MarkdownWithMath(renderer=renderer).render(source)
+
+
+@functools.lru_cache(maxsize=4096)
+def _highlight(source, language, magics_language):
+    metadata = {"magics_language": magics_language} if magics_language else None
+    return Highlight2HTML(pygments_lexer=language)(source, metadata=metadata)
+
+
+def _highlighted(source, language=None, metadata=None, *, default):
+    """nbconvert's ``highlight_code`` filter, each cell's code highlighted once per process (most cells are
+    the lesson's own, the same in every submission)."""
+    return _highlight(source, language or default, (metadata or {}).get("magics_language"))
 
 
 class _CompiledTemplates(jinja2.BytecodeCache):
@@ -83,9 +111,10 @@ class GetGradesAndPending(GetGrades):
         return nb, resources
 
     def _get_score(self, cell, resources):
-        super()._get_score(cell, resources)
+        # nbgrader's, and whether it is pending, from the same query.
         meta = cell.metadata.nbgrader
         grade = self.gradebook.find_grade(meta["grade_id"], self.notebook_id, self.assignment_id, self.student_id)
+        meta["score"], meta["points"] = grade.score, grade.max_score
         meta["pending"] = grade.auto_score is None and grade.manual_score is None
 
 

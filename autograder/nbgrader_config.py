@@ -35,8 +35,7 @@ c.Autograde.autograde_preprocessors = [
     "nbgrader.preprocessors.LimitOutput",
     "nbgrader.preprocessors.SaveAutoGrades",
     "nbgrader.preprocessors.AssignLatePenalties",
-    "nbgrader.preprocessors.CheckCellMetadata",
-]
+]  # nbgrader's list but its last CheckCellMetadata: nothing here changes the metadata it checked before running
 # Feedback: the course's Spanish template (autograder/plantillas/retroalimentacion) in place of
 # nbgrader's English one; answers nobody has graded by hand yet say so; MathJax inside each page.
 # Set on FeedbackExporter, not HTMLExporter, which is also the formgrader's (with its own template).
