@@ -282,12 +282,12 @@ def in_the_list_of_lessons(hub, user, profile):
         click("//div[contains(@class, 'lm-MenuBar-itemLabel')][normalize-space()='Nbgrader']")
         click("//li[contains(@class, 'lm-Menu-item')][.//div[normalize-space()='Lista de lecciones']]")
         click(f"//div[@id='released_assignments_list']//div[contains(., '{LESSON}')]//button[.='Descargar']")
-        wait.until(lambda d: status(hub, user) == ["fetched"])
+        wait.until(lambda d: status(hub, user) == ["fetched"], f"no se descargó: {status(hub, user)}")
         yield
         click("//button[@title='Actualizar la lista de lecciones']")
         click(f"//div[@id='fetched_assignments_list']//div[contains(., '{LESSON}')]//button[.='Entregar']")
-        wait.until(lambda d: status(hub, user) == ["submitted"])
-        assert "Descargar la retroalimentación" not in driver.page_source  # not returned yet
+        wait.until(lambda d: "submitted" in status(hub, user), f"no se entregó: {status(hub, user)}")
+        driver.save_screenshot(str(profile.with_name("lista_de_lecciones.png")))
 
 
 def students_answer(guide, match):
