@@ -287,7 +287,6 @@ def in_the_list_of_lessons(hub, user, profile):
         click("//button[@title='Actualizar la lista de lecciones']")
         click(f"//div[@id='fetched_assignments_list']//div[contains(., '{LESSON}')]//button[.='Entregar']")
         wait.until(lambda d: "submitted" in status(hub, user), f"no se entregó: {status(hub, user)}")
-        driver.save_screenshot(str(profile.with_name("lista_de_lecciones.png")))
 
 
 def students_answer(guide, match):
