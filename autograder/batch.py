@@ -9,6 +9,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import torch
 from rich.console import Console
 from rich.progress import Progress
 
@@ -56,6 +57,7 @@ def _start_worker(sealed):
     warnings.simplefilter("ignore")
     execute.sandbox(sealed)  # warm: torch and the rest imported before the first submission
     kernel.warm_torch()  # the test cells, which run here, use optimizers and vector-Jacobian products too
+    torch.set_num_threads(1)  # one core per worker, as in its kernels: more threads only wait for each other
 
 
 def _collect(source, workspace, lesson_id, console):
