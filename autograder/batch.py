@@ -13,7 +13,7 @@ import torch
 from rich.console import Console
 from rich.progress import Progress
 
-from autograder import class_reports, execute, grade, kernel, report, submissions
+from autograder import class_reports, execute, grade, report, submissions
 from autograder.course import available_lessons, find_lesson, gradebook_url
 
 
@@ -56,7 +56,6 @@ def run(source, workspace, lesson_id=None, console=None, workers=None, sealed=Tr
 def _start_worker(sealed):
     warnings.simplefilter("ignore")
     execute.sandbox(sealed)  # warm: torch and the rest imported before the first submission
-    kernel.warm_torch()  # the test cells, which run here, use optimizers and vector-Jacobian products too
     torch.set_num_threads(1)  # one core per worker, as in its kernels: more threads only wait for each other
 
 
