@@ -95,7 +95,7 @@ def _workers(count, sealed):
         pool.shutdown(cancel_futures=True)
 
 
-def _run(source, workspace, lesson_id, console, workers, sealed, spanish_csv=False):
+def _run(source, workspace, lesson_id, console, workers, sealed, spanish_csv):
     workspace = Path(workspace).resolve()
     result = BatchResult(workspace, [], [])
     with _workers(workers, sealed) as pool:

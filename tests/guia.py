@@ -43,6 +43,7 @@ class Guide:
         self.values, self.people = values, people
         self.user, self.cwd, self.exports = "root", Path("/"), []
         self.done = []  # (who, command as run, its output)
+        self.record = {}  # what the people's handlers need and leave: this machine's values, the hub, passwords…
 
     def localize(self, text):
         for example, here in self.values:

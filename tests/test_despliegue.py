@@ -364,18 +364,19 @@ def guide(postgres):
     ]
     steps = guia.Guide(values, PEOPLE)
     ports = {name: free_port() for name in ("hub", "proxy", "api", "formgrader")}
-    steps.record = {
-        "root": root,
-        "ports": ports,
-        "url": f"http://127.0.0.1:{ports['proxy']}",
-        "passwords": {},
-        "feedback": {},
-        "repository": root / "srv" / "curso" / "gradientes-pytorch",
-        "edition": root / "srv" / "curso" / "estudiantes",
-        "exchange": root / "srv" / "nbgrader" / "exchange",
-        "workspace": Path("/home") / INSTRUCTOR / COURSE,
-        "clase": root / "etc" / "curso" / "clase.toml",
-    }
+    steps.record.update(
+        {
+            "root": root,
+            "ports": ports,
+            "url": f"http://127.0.0.1:{ports['proxy']}",
+            "passwords": {},
+            "feedback": {},
+            "repository": root / "srv" / "curso" / "gradientes-pytorch",
+            "edition": root / "srv" / "curso" / "estudiantes",
+            "exchange": root / "srv" / "nbgrader" / "exchange",
+            "workspace": Path("/home") / INSTRUCTOR / COURSE,
+        }
+    )
     try:
         for block in guia.blocks((DESPLIEGUE / "README.md").read_text(encoding="utf-8")):
             steps.follow(block)
