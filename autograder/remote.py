@@ -134,7 +134,8 @@ class Channel:
             written = os.write(self.write_fd, view)
             view = view[written:]
 
-    def _read(self, count, deadline):
+    def _fill(self, count, deadline):
+        """Wait until ``count`` bytes are buffered; what was read stays buffered if time runs out."""
         fds = [self.read_fd] if self.watch_fd is None else [self.read_fd, self.watch_fd]
         while len(self._buffer) < count:
             if deadline is not None or self.watch_fd is not None:
@@ -148,20 +149,27 @@ class Channel:
             if not chunk:
                 raise PeerGone("el otro extremo se cerró")
             self._buffer += chunk
+
+    def _take(self, count, deadline):
+        self._fill(count, deadline)
         data, self._buffer = self._buffer[:count], self._buffer[count:]
         return data
 
     def receive(self, timeout=None):
+        """The next whole message; a timeout leaves a half-received one to be finished by the next call."""
         deadline = None if timeout is None else time.monotonic() + timeout
-        (size,) = _HEADER.unpack(self._read(_HEADER.size, deadline))
+        self._fill(_HEADER.size, deadline)
+        (size,) = _HEADER.unpack(self._buffer[: _HEADER.size])
         if size > MAX_MESSAGE:
             raise ProtocolError(f"mensaje demasiado grande ({size} bytes)")
         if size > self.max_message:
+            self._take(_HEADER.size, deadline)
             while size > 0:  # read it in pieces, keeping none of it
-                size -= len(self._read(min(size, 1024**2), deadline))
+                size -= len(self._take(min(size, 1024**2), deadline))
             raise TooLarge(f"{self.max_message // 1024**2} MB")
+        data = self._take(_HEADER.size + size, deadline)[_HEADER.size :]
         try:
-            message = json.loads(self._read(size, deadline))
+            message = json.loads(data)
         except (ValueError, RecursionError) as error:
             raise ProtocolError(f"mensaje que no es JSON: {error}") from None
         if not isinstance(message, dict):
@@ -310,6 +318,7 @@ class Peer:
         self._synced = {}  # their id -> the values of our copy when they last matched theirs
         self._ids = {}  # id(our object) -> id sent for it
         self._counter = 0
+        self._requests = 0  # numbers this side's requests
         self.handlers = {}
 
     # -- values ---------------------------------------------------------------------------
@@ -549,18 +558,38 @@ class Peer:
     # -- requests -------------------------------------------------------------------------
 
     def request(self, message, timeout=None):
-        """Send a request and serve the other side's nested requests until its reply comes."""
-        self.channel.send(message)
+        """Send a request and serve the other side's nested requests until its reply comes.
+
+        Each request carries a number its reply repeats: a reply to a request that an interrupt
+        abandoned, arriving late, is dropped instead of being read as the answer to a later one.
+        A ``Timeout`` says which request it ended (``Timeout.request``).
+        """
+        self._requests += 1
+        number = self._requests
+        self.channel.send({**message, "id": number})
         deadline = None if timeout is None else time.monotonic() + timeout
         while True:
             left = None if deadline is None else max(0.0, deadline - time.monotonic())
-            reply = self.channel.receive(left)
-            if reply.get("op") == "reply":
+            try:
+                reply = self.channel.receive(left)
+            except Timeout as error:
+                error.request = number
+                raise
+            if reply.get("op") != "reply":
+                self.serve(reply)
+            elif reply.get("id") == number:
                 if "error" in reply:
                     error = reply["error"] if type(reply["error"]) is dict else {}
                     raise remote_error(error.get("kind"), error.get("message", ""))
                 return reply
-            self.serve(reply)
+
+    def skip_to_reply(self, number, timeout):
+        """After an interrupt: drop what the other side sent until its reply to request ``number``."""
+        deadline = time.monotonic() + timeout
+        while True:
+            reply = self.channel.receive(max(0.0, deadline - time.monotonic()))
+            if reply.get("op") == "reply" and reply.get("id") == number:
+                return
 
     def serve(self, message):
         """Answer one request of the other side (``reply`` with a value or an ``error``)."""
@@ -574,9 +603,10 @@ class Peer:
         except BaseException as error:  # everything the student's code raises becomes data
             reply = {"error": {"kind": type(error).__name__, "message": str(error)}}
         try:
-            self.channel.send({"op": "reply", **reply})
+            self.channel.send({"op": "reply", **reply, "id": message.get("id")})
         except Unsendable as error:
-            self.channel.send({"op": "reply", "error": {"kind": "Unsendable", "message": str(error)}})
+            error = {"kind": "Unsendable", "message": str(error)}
+            self.channel.send({"op": "reply", "error": error, "id": message.get("id")})
 
     def _serve_call(self, message):
         func = self.exposed.get(message.get("function")) if "function" in message else None

@@ -163,4 +163,5 @@ def serve(requests, replies):
             continue
         except (PeerGone, ProtocolError):
             return
-        peer.serve(message)
+        if message.get("op") != "reply":  # a late reply to a request an interrupt abandoned is dropped
+            peer.serve(message)

@@ -114,8 +114,8 @@ class _GraderPeer(Peer):
             timeout = max(0.1, min(self.kernel.call_limit, self.kernel.deadline - time.monotonic()))
         try:
             return super().request(message, timeout)
-        except Timeout:
-            self.kernel.interrupt(timeout)
+        except Timeout as error:
+            self.kernel.interrupt(timeout, error.request)
         except PeerGone:
             self.kernel.dead = True
             raise KernelDied("el kernel se detuvo") from None
@@ -140,16 +140,13 @@ class SealedKernel:
             raise ProtocolError("salida de celda mal descrita")
         return outputs
 
-    def interrupt(self, timeout):
+    def interrupt(self, timeout, request):
         """A cell or call ran past its limit: interrupt it; if it does not stop, kill the kernel."""
         self.sandbox.control(b"i")
-        deadline = time.monotonic() + 5
         try:
-            # The interrupted request's reply. A loop that calls back a function of the grader may
-            # have sent more requests before the interrupt reached it: they stay unanswered (the
-            # interrupt ends the wait for them), or their reply would be read as the next request's.
-            while self.peer.channel.receive(max(0.0, deadline - time.monotonic())).get("op") != "reply":
-                pass
+            # Up to the interrupted request's reply. A loop that calls back a function of the grader
+            # may have sent more requests before the interrupt reached it: they stay unanswered.
+            self.peer.skip_to_reply(request, 5)
         except ProtocolError:
             self.kill()
             raise KernelDied(f"superó el tiempo límite de {timeout:g} s y no se pudo interrumpir") from None

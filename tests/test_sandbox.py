@@ -174,6 +174,44 @@ def test_a_loop_that_calls_the_grader_back_is_interrupted_and_the_kernel_stays_i
         assert f"sigo {i}" in printed(kernel.run(f"print('sigo {i}')", 10))
 
 
+def test_a_late_reply_is_dropped_on_both_sides_never_taken_for_another_requests(kernel):
+    # An interrupt can abandon a request whose reply is already on its way (a loop calling the grader
+    # back, interrupted just after the grader answered): that reply must not answer a later request.
+    kernel.peer.channel.send({"op": "reply", "id": 10**6, "value": 999.0})
+    assert "sigo" in printed(kernel.run("print('sigo')", 10))
+
+    def doble(x):
+        kernel.peer.channel.send({"op": "reply", "id": -1, "value": 999.0})
+        return x * 2
+
+    kernel.run("def llama(f):\n    return f(1.5) + f(2.5)\n", 10)
+    assert kernel.peer.get("llama")(doble) == 8.0
+
+
+def test_a_request_skips_replies_that_are_not_its_own_and_a_timeout_loses_no_half_message():
+    import os
+
+    from autograder.remote import _HEADER, Channel, Peer
+
+    theirs_r, theirs_w = os.pipe()
+    ours_r, ours_w = os.pipe()
+    them = Channel(ours_r, theirs_w)
+    peer = Peer(Channel(theirs_r, ours_w), set())
+    them.send({"op": "reply", "id": 0, "value": "tarde"})
+    them.send({"op": "reply", "id": 1, "value": "a tiempo"})
+    assert peer.request({"op": "get", "name": "x"}, 5)["value"] == "a tiempo"
+    assert them.receive(1) == {"op": "get", "name": "x", "id": 1}
+
+    data = b'{"op":"reply","id":2,"value":"entero"}'
+    os.write(theirs_w, _HEADER.pack(len(data)) + data[:10])
+    with pytest.raises(Timeout):
+        peer.channel.receive(0.2)
+    os.write(theirs_w, data[10:])
+    assert peer.channel.receive(1)["value"] == "entero"
+    for fd in (theirs_r, theirs_w, ours_r, ours_w):
+        os.close(fd)
+
+
 def test_garbage_from_the_kernel_is_a_protocol_error_not_a_crash(kernel):
     garbage = "import os\nfor fd in range(3, 40):\n    try:\n        os.write(fd, b'\\x00\\x00\\x00\\x05nojso')\n"
     garbage += "    except OSError:\n        pass\n"
