@@ -16,13 +16,15 @@ from nbconvert.filters.markdown_mistune import IPythonRenderer, MarkdownWithMath
 from nbconvert.filters.widgetsdatatypefilter import WidgetsDataTypeFilter
 from nbgrader.preprocessors import GetGrades, NbGraderPreprocessor
 
+from autograder.preprocessors import ValidatedOnce
+
 # nbconvert templates of the course; ``retroalimentacion`` is the feedback page.
 TEMPLATES = Path(__file__).resolve().parent / "plantillas"
 # Where MathJax goes in the rendered page (unguessable, so that no output of the student's can take its place).
 MATHJAX_MARK = f"/* mathjax-{secrets.token_hex(16)} */"
 
 
-class FeedbackExporter(HTMLExporter):
+class FeedbackExporter(ValidatedOnce, HTMLExporter):
     """The HTML exporter of feedback only.
 
     Its template is configured on this class (``c.FeedbackExporter``), not on ``HTMLExporter``: the

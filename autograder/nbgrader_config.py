@@ -28,6 +28,7 @@ c.IgnorePattern.pattern = r"[\s\S]"
 c.OverwriteCells.add_missing_cells = True
 c.OverwriteCells.missing_cell_notification = RESTORED_CELL
 
+c.Autograde.exporter_class = "autograder.preprocessors.AutogradeExporter"
 c.Autograde.autograde_preprocessors = [
     "autograder.execute.SandboxedExecute",
     "nbgrader.preprocessors.IgnorePattern",

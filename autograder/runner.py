@@ -12,6 +12,7 @@ import torch
 from IPython.core.displayhook import DisplayHook
 from IPython.core.displaypub import DisplayPublisher
 from IPython.core.interactiveshell import InteractiveShell
+from traitlets.config import Config
 
 from autograder.kernel import OUTPUT_LIMIT
 from autograder.remote import Channel, Peer, PeerGone, ProtocolError
@@ -87,8 +88,8 @@ class Hook(DisplayHook):
 
 def make_shell():
     """An IPython shell like a Jupyter kernel's, whose outputs are collected per cell."""
-    shell = InteractiveShell.instance(colors="nocolor", history_load_length=0)
-    shell.history_manager.enabled = False
+    # Without history: no database, and no thread that a fork of this process would lose half-way.
+    shell = InteractiveShell.instance(config=Config(HistoryManager={"enabled": False}), colors="nocolor")
     shell.display_pub = Publisher(shell=shell)
     shell.displayhook = Hook(shell=shell, cache_size=0)
     shell.display_trap.hook = sys.displayhook = shell.displayhook

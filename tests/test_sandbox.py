@@ -59,7 +59,7 @@ def test_the_work_folder_is_private_and_processes_die_with_their_kernel(box):
     second = box.new_kernel()
     try:
         text = printed(second.run("import os, tempfile\nprint(os.getcwd(), tempfile.gettempdir(), os.listdir())", 10))
-        assert text.strip() == "/trabajo /trabajo ['.ipython']"  # nothing of the first kernel
+        assert text.strip() == "/trabajo /trabajo []"  # nothing of the first kernel
     finally:
         second.close()
 
