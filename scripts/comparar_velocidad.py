@@ -16,13 +16,16 @@ import os
 import shutil
 import tempfile
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
+import nbgrader.api
+import sqlalchemy
 from nbgrader.api import Gradebook
 from nbgrader.apps import NbGraderAPI
 from traitlets.config import Config
 
-from autograder import batch
+from autograder import batch, course
 from autograder.course import SOLUTIONS, available_lessons, find_lesson, gradebook_url
 from autograder.demo import SCENARIOS, build_demo
 
@@ -41,6 +44,21 @@ def build_batch(folder, lesson, count, kinds=KINDS):
     shutil.rmtree(samples)
 
 
+@contextmanager
+def stock_gradebook():
+    """nbgrader's gradebook as installed, without what importing the course changes in this process: an
+    engine per gradebook and process, SQLite in WAL mode. (The schema version stays read in-process: nbgrader
+    would start a 3-second process for it once, when it creates the gradebook.)"""
+    shared = nbgrader.api.create_engine
+    nbgrader.api.create_engine = sqlalchemy.create_engine
+    sqlalchemy.event.remove(sqlalchemy.engine.Engine, "connect", course._fast_sqlite)
+    try:
+        yield
+    finally:
+        sqlalchemy.event.listen(sqlalchemy.engine.Engine, "connect", course._fast_sqlite)
+        nbgrader.api.create_engine = shared
+
+
 def plain_nbgrader(workspace, lesson_id, students):
     """nbgrader con su configuración por omisión: su preprocesador Execute, un kernel por entrega,
     y su retroalimentación (como hace ``curso calificar``)."""
@@ -52,11 +70,12 @@ def plain_nbgrader(workspace, lesson_id, students):
     api = NbGraderAPI(config=config)
     assert api.generate_assignment(lesson_id, force=True, create=True)["success"]
     started = time.perf_counter()
-    for student in students:
-        result = api.autograde(lesson_id, student, force=True, create=True)
-        assert result["success"], result.get("error")
-        result = api.generate_feedback(lesson_id, student, force=True)
-        assert result["success"], result.get("error")
+    with stock_gradebook():
+        for student in students:
+            result = api.autograde(lesson_id, student, force=True, create=True)
+            assert result["success"], result.get("error")
+            result = api.generate_feedback(lesson_id, student, force=True)
+            assert result["success"], result.get("error")
     return time.perf_counter() - started
 
 

@@ -38,8 +38,8 @@ PROHIBIDAS = {
         "ej1_solucion": [
             (
                 "la derivada escrita a mano",
-                "def gradiente_polinomio(x):\n    return 15 * x**2 + 4 * x + 4\n",
-                "no usa autograd",
+                "def gradiente(f, x):\n    return 15 * x**2 + 4 * x + 4\n",
+                "no llamó a f",
             )
         ],
         "ej2_solucion": [
@@ -70,10 +70,10 @@ PROHIBIDAS = {
         "ej5_solucion": [
             (
                 "un gancho en lugar de retain_grad()",
-                "def gradiente_intermedio(x):\n"
+                "def gradiente_intermedio(g, x):\n"
                 "    x = x.detach().clone().requires_grad_(True)\n"
                 "    guardados = []\n"
-                "    u = torch.sin(3 * x) + 2\n"
+                "    u = g(x)\n"
                 "    u.register_hook(guardados.append)\n"
                 "    (u**3).backward()\n"
                 "    return guardados[0], x.grad\n",

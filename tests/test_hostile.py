@@ -106,12 +106,11 @@ SLEEPS = "import time\ntime.sleep(8)"
 SUBMISSION_LIMIT = 20  # seconds, for this batch (instead of the real 300 s)
 
 AUTOGRAD_GRAD = '''
-def gradiente_polinomio(x):
+def gradiente(f, x):
     """El mismo gradiente, con torch.autograd.grad en lugar de backward()."""
     x = x.detach().clone().requires_grad_(True)
-    y = 5 * x**3 + 2 * x**2 + 4 * x + 8
-    (gradiente,) = torch.autograd.grad(y, x)
-    return gradiente
+    (derivada,) = torch.autograd.grad(f(x), x)
+    return derivada
 '''
 
 
