@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from autograder.course import find_lesson, is_test_cell
-from autograder.execute import KERNEL_DIED_NAME, TIMEOUT_NAME
+from autograder.preprocessors import KERNEL_DIED_NAME, TIMEOUT_NAME
 from autograder.report import exercise_label
 
 HINT = "\n  Pista: "

@@ -23,6 +23,7 @@ from traitlets import Bool, Integer
 
 from autograder.course import find_lesson
 from autograder.kernel import OUTPUT_LIMIT
+from autograder.preprocessors import KERNEL_DIED_NAME, TIMEOUT_NAME
 from autograder.remote import ProtocolError, Timeout
 from autograder.sandbox import KernelDied, Sandbox
 from autograder.verdict import answer_names, run_test_cell
@@ -31,7 +32,6 @@ KERNEL_DIED = (
     "El kernel se detuvo al ejecutar esta celda (¿os._exit, un fallo de memoria o un bucle que "
     "agotó la RAM?). Las celdas siguientes no se ejecutaron."
 )
-KERNEL_DIED_NAME = "KernelMuerto"
 SUBMISSION_LIMIT = 300  # seconds of wall-clock time for a whole submission (sleeping costs no CPU)
 SUBMISSION_OUTPUT = 2 * 1024**2  # characters of output kept for a whole submission
 OUT_OF_TIME = (
@@ -39,7 +39,6 @@ OUT_OF_TIME = (
     "¿Alguna celda espera o repite un cálculo sin necesidad?"
 )
 OUT_OF_OUTPUT = "[la entrega ya imprimió todo lo que se guarda: salida recortada]\n"
-TIMEOUT_NAME = "TiempoAgotado"
 NOT_RUN = "Esta celda no se ejecutó porque el kernel se detuvo en una celda anterior."
 OUTPUT_TYPES = {"stream", "display_data", "execute_result", "error"}
 

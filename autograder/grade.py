@@ -15,9 +15,9 @@ from nbgrader.api import Gradebook, MissingEntry
 
 from autograder import suspicious
 from autograder.course import find_lesson, gradebook_url, nbgrader_api, workspace_notebook
-from autograder.execute import KERNEL_DIED, KERNEL_DIED_NAME, TIMEOUT_NAME
+from autograder.execute import KERNEL_DIED
 from autograder.kernel import LIMITS
-from autograder.preprocessors import RESTORED_MARK
+from autograder.preprocessors import KERNEL_DIED_NAME, RESTORED_MARK, TIMEOUT_NAME
 
 
 @dataclass

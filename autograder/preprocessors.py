@@ -7,6 +7,9 @@ from nbgrader.utils import is_grade, is_solution
 # nbgrader puts this (as a comment) on top of a test cell it restores into a submission.
 RESTORED_MARK = "Esta celda (id: "
 RESTORED_CELL = RESTORED_MARK + "{cell_id}) faltaba en la entrega y se restauró para calificar.\n"
+# The error names of a cell that the grader stopped: its kernel died, or its time ran out.
+KERNEL_DIED_NAME = "KernelMuerto"
+TIMEOUT_NAME = "TiempoAgotado"
 
 
 class HideHiddenTests(ClearHiddenTests):

@@ -16,6 +16,10 @@ from autograder.course import NOTEBOOKS, PACKAGE_DIR, ROOT
 # Only what the lessons import, and the set-up of JupyterLab.
 STUDENT_MODULES = [
     "checks.py",
+    "checks_05.py",
+    "checks_06.py",
+    "checks_07.py",
+    "checks_08.py",
     "statement.py",
     "selfcheck.py",
     "plots.py",
