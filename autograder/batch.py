@@ -9,12 +9,14 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import nbformat
 import torch
 from rich.console import Console
 from rich.progress import Progress
 
 from autograder import class_reports, execute, grade, report, submissions
 from autograder.course import available_lessons, find_lesson, gradebook_url
+from autograder.kernel import FIRST_USES
 
 
 @dataclass
@@ -53,8 +55,9 @@ def run(source, workspace, lesson_id=None, console=None, workers=None, sealed=Tr
         return _run(source, workspace, lesson_id, console or Console(), workers, sealed, spanish_csv)
 
 
-def _start_worker(sealed):
+def _start_worker(sealed, uses):
     warnings.simplefilter("ignore")
+    execute.kernel_uses = uses
     execute.sandbox(sealed)  # warm: torch and the rest imported before the first submission
     torch.set_num_threads(1)  # one core per worker, as in its kernels: more threads only wait for each other
 
@@ -83,11 +86,25 @@ def _collect(source, workspace, lesson_id, console):
     return found
 
 
+def _first_uses(lessons):
+    """The slow first uses (:data:`autograder.kernel.FIRST_USES`) that the lessons' code mentions: the only ones
+    their sandboxes warm (an optimizer step costs half a second per sandbox, and most lessons take none)."""
+    code = "\n".join(
+        cell.source
+        for lesson in lessons
+        for cell in nbformat.read(lesson.source, as_version=4).cells
+        if cell.cell_type == "code"
+    )
+    return sorted(use for use, mention in FIRST_USES.items() if mention in code)
+
+
 @contextmanager
-def _workers(count, sealed):
-    """Grading processes, each with a warm sandbox; they start at once, while the batch is collected."""
+def _workers(count, sealed, lessons):
+    """Grading processes, each with a sandbox warm for ``lessons``; they start at once, while the batch is
+    collected."""
+    uses = _first_uses(lessons)
     pool = ProcessPoolExecutor(
-        count, mp_context=multiprocessing.get_context("fork"), initializer=_start_worker, initargs=(sealed,)
+        count, mp_context=multiprocessing.get_context("fork"), initializer=_start_worker, initargs=(sealed, uses)
     )
     try:
         yield pool
@@ -98,7 +115,8 @@ def _workers(count, sealed):
 def _run(source, workspace, lesson_id, console, workers, sealed, spanish_csv):
     workspace = Path(workspace).resolve()
     result = BatchResult(workspace, [], [])
-    with _workers(workers, sealed) as pool:
+    lessons = available_lessons() if lesson_id is None else [find_lesson(lesson_id)]
+    with _workers(workers, sealed, lessons) as pool:
         pool.submit(time.sleep, 0)  # forks every worker now: their sandboxes warm up while we collect
         result.submissions = found = _collect(source, workspace, lesson_id, console)
         gradable = [s for s in found if s.gradable]

@@ -1,4 +1,5 @@
-"""Lección 08 · Proyecto final, regresión lineal desde cero: las comprobaciones de sus ejercicios y lo que reconoce cada caso.
+"""Lección 08 · Proyecto final, regresión lineal desde cero: las comprobaciones de sus ejercicios y lo que
+reconoce cada caso.
 
 Las llaman las celdas de pruebas de la lección; lo común a todas está en :mod:`autograder.checks`.
 """

@@ -1,6 +1,7 @@
 """Where the course lives, its syllabus, and nbgrader wired to both."""
 
 import functools
+import json
 import logging
 import os
 import sys
@@ -8,8 +9,10 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
+import jsonschema
 import nbformat
 import nbgrader.api
+import nbgrader.nbgraderformat.common
 import sqlalchemy
 from alembic.config import Config as AlembicConfig
 from alembic.script import ScriptDirectory
@@ -60,6 +63,25 @@ def _engine_per_process(url, **options):
 
 
 nbgrader.api.create_engine = _engine_per_process
+
+
+@functools.cache
+def _metadata_validator(schema):
+    schema = json.loads(schema)
+    validator = jsonschema.validators.validator_for(schema)
+    validator.check_schema(schema)
+    return validator(schema)
+
+
+def _validate_metadata(instance, schema):
+    """``jsonschema.validate`` for nbgrader's cell metadata, with its schema checked once per process: nbgrader
+    checked the schema itself again for every cell of every notebook (a fortieth of a second per submission)."""
+    _metadata_validator(json.dumps(schema, sort_keys=True)).validate(instance)
+
+
+nbgrader.nbgraderformat.common.jsonschema = type(
+    "CellMetadataSchema", (), {"validate": staticmethod(_validate_metadata)}
+)
 
 
 def is_test_cell(cell):

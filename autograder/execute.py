@@ -43,6 +43,9 @@ NOT_RUN = "Esta celda no se ejecutó porque el kernel se detuvo en una celda ant
 OUTPUT_TYPES = {"stream", "display_data", "execute_result", "error"}
 
 _sandboxes = {}
+# The slow first uses this process's sandboxes warm (see ``autograder.kernel.FIRST_USES``): None, all of them; a
+# grading worker sets the ones of its batch's lessons.
+kernel_uses = None
 
 
 def sandbox(sealed=True):
@@ -51,7 +54,7 @@ def sandbox(sealed=True):
     if current is None or not current.alive():
         if current is not None:
             current.close()
-        current = _sandboxes[sealed] = Sandbox(sealed=sealed)
+        current = _sandboxes[sealed] = Sandbox(sealed=sealed, uses=kernel_uses)
     return current
 
 

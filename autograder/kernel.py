@@ -1,7 +1,7 @@
 """Inside the sandbox: import everything once, then fork one sealed kernel per submission.
 
 This program is started by :mod:`autograder.sandbox` inside bubblewrap and never sees the
-grading workspace. It does the slow imports (torch, matplotlib, torchviz, IPython) once;
+grading workspace. It does the slow imports (torch, matplotlib, IPython...) once;
 for each submission it forks a process that enters new user, mount, PID, IPC, network
 and UTS namespaces, gets its own empty ``/trabajo``, loses ``/proc``, every capability and
 its resource limits, and only then runs the student's cells. When the grader is done,
@@ -12,6 +12,7 @@ to it, control bytes from it (``f`` fork, ``i`` interrupt, ``k`` kill), status m
 """
 
 import ctypes
+import gc
 import os
 import resource
 import select
@@ -111,22 +112,30 @@ def seal(sealed):
     tempfile.tempdir = None  # forget the zygote's choice: use TMPDIR
 
 
-def warm_torch():
-    """Once per process, not once per submission: the first optimizer step imports torch._dynamo (about a
-    second), the first vector-Jacobian product with a given gradient imports sympy (half a second), and the
-    first ``torch.func.jvp`` sets up forward mode (a tenth)."""
+# What a lesson's code may use whose first use is slow, warmed in the zygote only for lessons that mention it
+# (see ``autograder.batch``): {name: what the lesson's code mentions}.
+FIRST_USES = {"optim": "torch.optim", "func": "torch.func", "torchviz": "torchviz"}
+
+
+def warm_torch(uses=tuple(FIRST_USES)):
+    """Once per process, not once per submission: the first vector-Jacobian product with a given gradient
+    imports sympy (half a second); with ``uses``, the first optimizer step imports torch._dynamo (half a
+    second) and the first ``torch.func.jvp`` sets up forward mode (a fifth)."""
     import torch
 
     layer = torch.nn.Linear(1, 1)
     output = layer(torch.ones(1))
     torch.autograd.grad(output, layer.weight, torch.ones(1), retain_graph=True)
     output.sum().backward()
-    torch.optim.SGD(layer.parameters(), lr=0.1, momentum=0.9).step()
-    torch.func.jvp(torch.sin, (torch.ones(1),), (torch.ones(1),))
+    if "optim" in uses:
+        torch.optim.SGD(layer.parameters(), lr=0.1, momentum=0.9).step()
+    if "func" in uses:
+        torch.func.jvp(torch.sin, (torch.ones(1),), (torch.ones(1),))
 
 
-def warm_up():
-    """The imports every lesson does, done once before any submission arrives."""
+def warm_up(uses=tuple(FIRST_USES)):
+    """The imports every lesson does, and the slow first ``uses`` of the lessons graded, done once before any
+    submission arrives."""
     import IPython.core.interactiveshell  # noqa: F401
     import matplotlib
 
@@ -136,9 +145,10 @@ def warm_up():
     import matplotlib.pyplot
     import numpy  # noqa: F401
     import torch
-    import torchviz  # noqa: F401
 
-    warm_torch()
+    if "torchviz" in uses:
+        import torchviz  # noqa: F401
+    warm_torch(uses)
 
     # The first figure loads fonts and builds caches (a fifth of a second): once here too.
     figure, axes = matplotlib.pyplot.subplots()
@@ -156,10 +166,18 @@ def warm_up():
     import autograder.plots
     import autograder.runner
 
-    # IPython's shell is made here (a sixtieth of a second): each kernel forked from here gets its own copy.
-    autograder.runner.make_shell()
+    # IPython's shell is made here (a sixtieth of a second): each kernel forked from here gets its own copy. So
+    # is its first traceback, which imports what formats it (a fortieth): lessons show errors on purpose.
+    shell = autograder.runner.make_shell()
+    try:
+        raise ZeroDivisionError("división entre cero")
+    except ZeroDivisionError:
+        shell.InteractiveTB.structured_traceback(*sys.exc_info())
 
     torch.set_num_threads(1)  # one core per worker; the workers use the others
+    # What is here now is kept out of the garbage collector's reach: otherwise the first full collection in a
+    # kernel walks every object inherited from here (a sixth of a second, at a moment no one can predict).
+    gc.freeze()
 
 
 def own_descriptors(keep):
@@ -228,7 +246,7 @@ def main(argv):
     sealed = argv[2] != "-"
     if argv[2].isdigit():
         drop_root(int(argv[2]))
-    warm_up()
+    warm_up(argv[3].split(",") if len(argv) > 3 else tuple(FIRST_USES))
     requests, _, control, status = fds
     reports = Channel(control, status)
     reports.send({"event": "ready"})

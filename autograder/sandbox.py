@@ -194,9 +194,12 @@ def _join(cgroup):
 
 
 class Sandbox:
-    """A worker's bubblewrap container, with torch already imported, that forks sealed kernels."""
+    """A worker's bubblewrap container, with torch already imported, that forks sealed kernels.
 
-    def __init__(self, worker=0, sealed=True):
+    ``uses``: the slow first uses to warm in it (see :data:`autograder.kernel.FIRST_USES`; all by default).
+    """
+
+    def __init__(self, worker=0, sealed=True, uses=None):
         uid = 61000 + (os.getpid() * 8 + worker) % 30000
         self.cgroup = _memory_cgroup(f"curso-{os.getpid()}-{worker}")
         self.requests_r, self.requests_w = os.pipe()
@@ -209,6 +212,8 @@ class Sandbox:
             command = [*bwrap_command(uid), ",".join(map(str, inner)), user]
         else:
             command = [sys.executable, "-m", "autograder.kernel", ",".join(map(str, inner)), "-"]
+        if uses is not None:
+            command.append(",".join(uses))
         self.errors = tempfile.TemporaryFile()
         self.process = subprocess.Popen(
             command,

@@ -12,6 +12,7 @@ reported too: it would hide what the code uses.
 import ast
 import builtins
 import contextvars
+import functools
 import re
 
 # The student's code cells, in the order they ran, while the grader runs a test cell.
@@ -36,8 +37,11 @@ def student_sources():
     return [cell for cell in history if isinstance(cell, str) and _TEST_CELL not in cell]
 
 
+@functools.lru_cache(maxsize=1024)
 def _parse(source):
-    """The module of one cell (IPython's magic and shell lines blanked), or None if it does not parse."""
+    """The module of one cell (IPython's magic and shell lines blanked), or None if it does not parse.
+
+    Parsed once per text: several checks of one submission read the same cells (the trees are only read)."""
     code = "\n".join("" if _MAGIC.match(line) else line for line in source.split("\n"))
     try:
         return ast.parse(code)

@@ -343,3 +343,20 @@ def test_what_a_lesson_uses_first_is_ready_before_the_student_and_figures_are_no
     text = printed(kernel.run(code, 10))
     assert "['sympy', 'torch._decomp.decompositions_for_jvp', 'torch._dynamo']" in text
     assert text.strip().endswith("True")
+
+
+def test_a_batch_warms_only_the_first_uses_its_lessons_mention():
+    from autograder import batch
+    from autograder.course import find_lesson
+
+    assert batch._first_uses([find_lesson("01_tensores_y_requires_grad")]) == []
+    assert batch._first_uses([find_lesson("08_proyecto_final")]) == ["optim"]
+    assert batch._first_uses([find_lesson("07_errores_comunes")]) == ["func", "torchviz"]
+    lean = Sandbox(uses=["optim"])
+    try:
+        sealed = lean.new_kernel()
+        code = "import sys\nprint(sorted(m for m in ('torch._dynamo', 'sympy', 'torchviz') if m in sys.modules))"
+        assert "['sympy', 'torch._dynamo']" in printed(sealed.run(code, 10))
+        sealed.close()
+    finally:
+        lean.close()
