@@ -119,8 +119,8 @@ FIRST_USES = {"optim": "torch.optim", "func": "torch.func", "torchviz": "torchvi
 
 def warm_torch(uses=tuple(FIRST_USES)):
     """Once per process, not once per submission: the first vector-Jacobian product with a given gradient
-    imports sympy (half a second); with ``uses``, the first optimizer step imports torch._dynamo (half a
-    second) and the first ``torch.func.jvp`` sets up forward mode (a fifth)."""
+    imports sympy (half a second); with ``uses``, the first optimizer step or ``torch.func`` transform imports
+    torch._dynamo (half a second), and the first ``torch.func.jvp`` sets up forward mode (a fifth)."""
     import torch
 
     layer = torch.nn.Linear(1, 1)
@@ -130,6 +130,7 @@ def warm_torch(uses=tuple(FIRST_USES)):
     if "optim" in uses:
         torch.optim.SGD(layer.parameters(), lr=0.1, momentum=0.9).step()
     if "func" in uses:
+        torch.func.grad(lambda t: torch.sin(t).sum())(torch.ones(1))
         torch.func.jvp(torch.sin, (torch.ones(1),), (torch.ones(1),))
 
 
