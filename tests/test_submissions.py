@@ -264,3 +264,17 @@ def test_symbolic_links_are_refused_with_a_spanish_reason(tmp_path):
     assert not (tmp_path / "submitted" / "ana").exists()
     beto = found.get(("beto", LESSONS[0]))
     assert beto is None or not beto.gradable
+
+
+def test_nbgraders_cell_metadata_check_still_refuses_broken_metadata():
+    # The course checks nbgrader's metadata schema once per process instead of once per cell: still a check.
+    from nbgrader.nbgraderformat import MetadataValidator, ValidationError
+
+    from autograder.course import find_lesson
+
+    notebook = nbformat.read(find_lesson("01_tensores_y_requires_grad").source, as_version=4)
+    MetadataValidator().validate_nb(notebook)
+    cell = next(c for c in notebook.cells if c.metadata.get("nbgrader", {}).get("grade"))
+    cell.metadata.nbgrader["points"] = "muchos"
+    with pytest.raises(ValidationError, match="muchos"):
+        MetadataValidator().validate_cell(cell)
