@@ -1,4 +1,4 @@
-"""Gradientes en PyTorch: comprobaciones para las lecciones y herramientas del instructor.
+"""Gradientes en PyTorch: las herramientas del instructor (what a lesson imports is :mod:`gradientes`).
 
 The path a submission takes through ``curso calificar`` (:mod:`autograder.batch`):
 
@@ -10,6 +10,6 @@ The path a submission takes through ``curso calificar`` (:mod:`autograder.batch`
 4. gradebook: :mod:`autograder.grade` lets nbgrader save the scores and write the feedback;
 5. reports: :mod:`autograder.report` writes the CSV and the plots.
 
-The lessons use :mod:`autograder.checks` (and ``checks_05`` … ``checks_08``, one lesson's own),
-:mod:`autograder.selfcheck` and :mod:`autograder.plots`.
+The lessons use the student package :mod:`gradientes` (``estudiante/``): its checks run in the student's
+kernel for immediate feedback and, when grading, in the grader (step 3).
 """

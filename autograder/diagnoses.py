@@ -1,7 +1,7 @@
 """What the class got wrong: the diagnosis behind each failed test cell, grouped over a batch.
 
 Every failed check leaves an error output in the autograded notebook whose text reads
-«✗ message» and, on a second line, «  Pista: hint» (see :class:`autograder.checks.CheckFailure`
+«✗ message» and, on a second line, «  Pista: hint» (see :class:`gradientes.checks.CheckFailure`
 and :mod:`autograder.verdict`). The hint names the misconception («¿promedias (no sumas)…?»), so
 students are grouped by it; the values in the text (random inputs, tensors, shapes) are replaced
 by placeholders first, so the same mistake made on different inputs is one row. Templates nobody

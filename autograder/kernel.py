@@ -117,7 +117,7 @@ def seal(sealed):
 FIRST_USES = {"optim": "torch.optim", "func": "torch.func", "torchviz": "torchviz"}
 
 
-def warm_torch(uses=tuple(FIRST_USES)):
+def warm_torch(uses):
     """Once per process, not once per submission: the first vector-Jacobian product with a given gradient
     imports sympy (half a second); with ``uses``, the first optimizer step or ``torch.func`` transform imports
     torch._dynamo (half a second), and the first ``torch.func.jvp`` sets up forward mode (a fifth)."""
@@ -134,7 +134,7 @@ def warm_torch(uses=tuple(FIRST_USES)):
         torch.func.jvp(torch.sin, (torch.ones(1),), (torch.ones(1),))
 
 
-def warm_up(uses=tuple(FIRST_USES)):
+def warm_up(uses):
     """The imports every lesson does, and the slow first ``uses`` of the lessons graded, done once before any
     submission arrives."""
     import IPython.core.interactiveshell  # noqa: F401
@@ -163,8 +163,6 @@ def warm_up(uses=tuple(FIRST_USES)):
     # second per figure), and nothing graded depends on where a label sits.
     matplotlib.layout_engine.TightLayoutEngine.execute = lambda engine, figure: None
 
-    import autograder.checks
-    import autograder.plots
     import autograder.runner
 
     # IPython's shell is made here (a sixtieth of a second): each kernel forked from here gets its own copy. So
@@ -247,7 +245,7 @@ def main(argv):
     sealed = argv[2] != "-"
     if argv[2].isdigit():
         drop_root(int(argv[2]))
-    warm_up(argv[3].split(",") if len(argv) > 3 else tuple(FIRST_USES))
+    warm_up(argv[3].split(","))
     requests, _, control, status = fds
     reports = Channel(control, status)
     reports.send({"event": "ready"})

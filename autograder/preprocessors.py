@@ -1,4 +1,5 @@
-"""What nbgrader's steps do differently here: hidden tests kept out of feedback, one validation per notebook."""
+"""What nbgrader's steps do differently here: hidden tests kept out of feedback, one validation per notebook; and
+the marks the grader leaves in autograded notebooks (a restored test cell, a cell it stopped)."""
 
 from nbconvert.exporters import NotebookExporter
 from nbgrader.preprocessors import ClearHiddenTests

@@ -13,58 +13,19 @@ from pathlib import Path
 
 from autograder.course import NOTEBOOKS, PACKAGE_DIR, ROOT
 
-# Only what the lessons import, and the set-up of JupyterLab.
-STUDENT_MODULES = [
-    "checks.py",
-    "checks_05.py",
-    "checks_06.py",
-    "checks_07.py",
-    "checks_08.py",
-    "statement.py",
-    "selfcheck.py",
-    "plots.py",
-    "integrity.py",
-    "remote.py",
-    "lab_setup.py",
-    "idioma/__init__.py",
-]
+# The student package (estudiante/): what the lessons import, and the set-up of JupyterLab.
+STUDENT_PROJECT = ROOT / "estudiante"
+STUDENT_PACKAGE = STUDENT_PROJECT / "gradientes"
+NOT_PUBLISHED = shutil.ignore_patterns("__pycache__", "locale", "*.egg-info", "build", ".ipynb_checkpoints")
 COPIED = [
     "LICENSE",
     "requirements.txt",
-    "assets",
     "binder",
     "scripts/instalar-sistema.sh",
     "scripts/comprobar-python.sh",
 ]
 TEMPLATES = PACKAGE_DIR / "edicion"
-PYPROJECT = """[build-system]
-requires = ["setuptools>=68"]
-build-backend = "setuptools.build_meta"
-
-[project]
-name = "gradientes-pytorch"
-version = "{version}"
-description = "Curso interactivo en español sobre autograd de PyTorch (edición del estudiante)."
-readme = "README.md"
-requires-python = ">=3.11"
-license = {{ text = "MIT" }}
-dependencies = []
-
-# JupyterLab in Spanish: the course's language pack (see autograder/idioma/__init__.py).
-[project.entry-points."jupyterlab.languagepack"]
-es = "autograder.idioma"
-
-[tool.setuptools]
-packages = ["autograder", "autograder.idioma"]
-"""
-GITIGNORE = ".venv/\n__pycache__/\n*.egg-info/\n.ipynb_checkpoints/\n/autograder/idioma/locale/\n"
-
-
-def _version():
-    for line in (ROOT / "pyproject.toml").read_text(encoding="utf-8").splitlines():
-        if line.startswith("version = "):
-            return line.split('"')[1]
-    return "0"
+GITIGNORE = ".venv/\n__pycache__/\n*.egg-info/\n.ipynb_checkpoints/\n/gradientes/idioma/locale/\n"
 
 
 def build(destination):
@@ -81,15 +42,10 @@ def build(destination):
         source, target = ROOT / name, destination / name
         target.parent.mkdir(parents=True, exist_ok=True)
         (shutil.copytree if source.is_dir() else shutil.copy2)(source, target)
-    package = destination / "autograder"
-    package.mkdir()
-    for module in STUDENT_MODULES:
-        (package / module).parent.mkdir(exist_ok=True)
-        shutil.copy2(PACKAGE_DIR / module, package / module)
-    (package / "__init__.py").write_text('"""Gradientes en PyTorch: las comprobaciones de las lecciones."""\n')
+    shutil.copytree(STUDENT_PACKAGE, destination / "gradientes", ignore=NOT_PUBLISHED)
+    shutil.copy2(STUDENT_PROJECT / "pyproject.toml", destination / "pyproject.toml")
     for name in ("README.md", "Makefile"):
         shutil.copy2(TEMPLATES / name, destination / name)
-    (destination / "pyproject.toml").write_text(PYPROJECT.format(version=_version()), encoding="utf-8")
     (destination / ".gitignore").write_text(GITIGNORE, encoding="utf-8")
     return destination
 

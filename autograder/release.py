@@ -6,8 +6,8 @@ from pathlib import Path
 
 import nbformat
 
-from autograder import lab_setup
 from autograder.course import NOTEBOOKS, PACKAGE_DIR, available_lessons, is_test_cell, nbgrader_api, syllabus
+from gradientes import lab_setup
 
 # The index is Markdown, not a notebook: JupyterLab shows it rendered (``defaultViewers`` in
 # assets/jupyterlab/overrides.json) and starts no kernel for it, which it does for any notebook.

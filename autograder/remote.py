@@ -25,6 +25,8 @@ import torch
 from torch.overrides import TorchFunctionMode
 from torch.utils.weak import WeakIdKeyDictionary
 
+from gradientes.remote_errors import REMOTE, PeerGone, ProtocolError, RemoteError, Timeout
+
 MAX_MESSAGE = 64 * 1024**2
 MAX_ELEMENTS = 2_000_000
 MAX_DEPTH = 20
@@ -32,29 +34,8 @@ _HEADER = struct.Struct(">I")
 # What crosses as a function the other side may call (a module or any other callable object does not).
 _FUNCTION_TYPES = (types.FunctionType, types.MethodType, types.BuiltinFunctionType, type, functools.partial)
 
-# On the grader's side: how a tensor the grader built was computed, and what a remote tensor was.
+# On the grader's side: how a tensor the grader built was computed (what a remote tensor was: ``REMOTE``).
 RECIPES = WeakIdKeyDictionary()
-REMOTE = WeakIdKeyDictionary()
-
-
-class ProtocolError(RuntimeError):
-    """The other side sent something that is not a valid message (or nothing in time)."""
-
-
-class PeerGone(ProtocolError):
-    """The other side closed its end: its process ended."""
-
-
-class Timeout(ProtocolError):
-    """No answer within the time limit."""
-
-
-class RemoteError(Exception):
-    """An exception raised on the other side; ``kind`` is its type name."""
-
-    def __init__(self, kind, message):
-        super().__init__(message)
-        self.kind = kind
 
 
 _ERROR_TYPES = {}
@@ -93,12 +74,6 @@ def opaque_value(kind, text):
     value = _OPAQUE_TYPES[kind]()
     value.text = str(text)[:200] if isinstance(text, str) else f"<{kind}>"
     return value
-
-
-def remote_properties(tensor):
-    """The other side's view of a tensor that came from it (dict), or ``None`` for a local tensor."""
-    entry = REMOTE.get(tensor)
-    return None if entry is None else entry[1]
 
 
 def drain(fd):
@@ -592,8 +567,12 @@ class Peer:
                 return
 
     def serve(self, message):
-        """Answer one request of the other side (``reply`` with a value or an ``error``)."""
+        """Answer one request of the other side (``reply`` with a value or an ``error``).
+
+        A reply is not a request: one that arrives here is late (its request was abandoned) and is dropped."""
         op = message.get("op")
+        if op == "reply":
+            return
         try:
             if op not in self.serves:
                 raise ProtocolError(f"operación no permitida: {op!r}")

@@ -164,5 +164,4 @@ def serve(requests, replies):
             continue
         except (PeerGone, ProtocolError):
             return
-        if message.get("op") != "reply":  # a late reply to a request an interrupt abandoned is dropped
-            peer.serve(message)
+        peer.serve(message)

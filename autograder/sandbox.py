@@ -22,8 +22,9 @@ import tempfile
 import time
 from pathlib import Path
 
+import gradientes
 from autograder.course import PACKAGE_DIR
-from autograder.kernel import SCRATCH
+from autograder.kernel import FIRST_USES, SCRATCH
 from autograder.remote import Channel, Peer, PeerGone, ProtocolError, Timeout, drain
 
 START_TIMEOUT = 120
@@ -56,9 +57,10 @@ class KernelDied(RuntimeError):
     """The submission's kernel ended (crash, ``os._exit``, killed after a time limit)."""
 
 
-# Where the kernel finds the grader's own ``autograder`` package, first on its path: never another copy
-# that the environment's installation may point to (an editable install of another checkout, say).
+# Where the kernel finds the grader's own ``autograder`` and ``gradientes`` packages, first on its path: never
+# another copy that the environment's installation may point to (an editable install of another checkout, say).
 KERNEL_PACKAGE_ROOT = "/curso"
+PACKAGES = {"autograder": PACKAGE_DIR, "gradientes": Path(gradientes.__file__).resolve().parent}
 
 
 def _python_paths():
@@ -95,7 +97,9 @@ def bwrap_command(uid):
                 made.add(parent)
         command += ["--ro-bind", str(path), str(path)]
         made.add(path)
-    command += ["--dir", KERNEL_PACKAGE_ROOT, "--ro-bind", str(PACKAGE_DIR), f"{KERNEL_PACKAGE_ROOT}/autograder"]
+    command += ["--dir", KERNEL_PACKAGE_ROOT]
+    for name, folder in PACKAGES.items():
+        command += ["--ro-bind", str(folder), f"{KERNEL_PACKAGE_ROOT}/{name}"]
     command += ["--setenv", "PYTHONPATH", KERNEL_PACKAGE_ROOT]
     return [*command, "--", sys.executable, "-m", "autograder.kernel"]
 
@@ -212,12 +216,13 @@ class Sandbox:
             command = [*bwrap_command(uid), ",".join(map(str, inner)), user]
         else:
             command = [sys.executable, "-m", "autograder.kernel", ",".join(map(str, inner)), "-"]
-        if uses is not None:
-            command.append(",".join(uses))
+        command.append(",".join(FIRST_USES if uses is None else uses))
         self.errors = tempfile.TemporaryFile()
         self.process = subprocess.Popen(
             command,
-            env=None if sealed else {**os.environ, "PYTHONPATH": str(PACKAGE_DIR.parent)},
+            env=None
+            if sealed
+            else {**os.environ, "PYTHONPATH": os.pathsep.join(str(p.parent) for p in PACKAGES.values())},
             pass_fds=inner,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,

@@ -19,7 +19,9 @@ import time
 import torch
 from nbformat.v4 import new_output
 
-from autograder.checks import (
+from autograder.remote import ProtocolError, Recorder, RemoteCallable, RemoteError, Timeout, TooLarge, Unsendable
+from autograder.sandbox import KernelDied
+from gradientes.checks import (
     CALL_LIMIT,
     CheckFailure,
     answer_unusable,
@@ -28,11 +30,9 @@ from autograder.checks import (
     student_raised,
     student_too_slow,
 )
-from autograder.remote import ProtocolError, Recorder, RemoteCallable, RemoteError, Timeout, TooLarge, Unsendable
-from autograder.sandbox import KernelDied
-from autograder.statement import SOURCES
+from gradientes.statement import SOURCES
 
-MAGIC = "%%comprobar"  # in the student's kernel, the cell magic of autograder.selfcheck
+MAGIC = "%%comprobar"  # in the student's kernel, the cell magic of gradientes.selfcheck
 CELL_LIMIT = 60  # seconds for all the calls of one test cell
 FORGET_LIMIT = 5  # seconds for the kernel to drop what a test cell sent it
 
@@ -123,7 +123,7 @@ def run_test_cell(source, kernel, allowed, name="celda de pruebas", sources=()):
     """Run a test cell against a sealed kernel; return its outputs (a failure is an error output).
 
     ``allowed`` are the names the cell may take from the kernel (see :func:`answer_names`);
-    ``sources`` the student's code cells run before it (what :func:`~autograder.checks.check_statement` reads).
+    ``sources`` the student's code cells run before it (what :func:`~gradientes.checks.check_statement` reads).
     """
     source = "\n".join(line for line in source.split("\n") if line.strip() != MAGIC)
     printed = io.StringIO()

@@ -19,10 +19,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from clase import PROXY, REPO, Argumentos, ClaseInvalida, leer
 
-# Spanish UI comes from the environment (autograder.lab_setup). On a hub, students fetch and submit from
+# Spanish UI comes from the environment (gradientes.lab_setup). On a hub, students fetch and submit from
 # the «Assignments» list; the formgrader, «Create Assignment» and the course list are the instructor's.
 sys.path.insert(0, str(REPO))
-from autograder.lab_setup import INSTRUCTOR_LAB_PLUGINS, INSTRUCTOR_SERVER_EXTENSIONS
+from gradientes.lab_setup import INSTRUCTOR_LAB_PLUGINS, INSTRUCTOR_SERVER_EXTENSIONS
 
 STUDENT_LAB_PLUGINS = {"@jupyter/nbgrader:assignment-list", "@jupyter/nbgrader:menu"}
 STUDENT_SERVER_EXTENSIONS = {"nbgrader.server_extensions.assignment_list"}

@@ -3,8 +3,8 @@
 import pytest
 import torch
 
-from autograder import checks
-from autograder.checks import CheckFailure
+from gradientes import checks
+from gradientes.checks import CheckFailure
 
 
 def polynomial(x):
@@ -212,7 +212,7 @@ def test_failures_are_one_spanish_line_with_a_hint():
 
 
 def test_the_self_check_turns_a_template_a_crash_and_a_loop_into_spanish_lines():
-    from autograder import selfcheck
+    from gradientes import selfcheck
 
     notebook = {"__name__": "__main__"}
     exec("def plantilla(x):\n    raise NotImplementedError()\n", notebook)
@@ -250,7 +250,7 @@ def test_a_call_is_shown_as_the_student_would_write_it():
 def test_when_the_test_code_breaks_on_an_answer_the_student_reads_one_spanish_line(monkeypatch):
     from types import SimpleNamespace
 
-    from autograder import selfcheck
+    from gradientes import selfcheck
 
     notebook = {"__name__": "__main__"}
     exec("def responde(x):\n    return None\n", notebook)
@@ -343,7 +343,7 @@ def test_a_prediction_is_compared_without_saying_what_the_cell_prints():
 
 
 def _with_sources(sources, check, *args, **kwargs):
-    from autograder.statement import SOURCES
+    from gradientes.statement import SOURCES
 
     token = SOURCES.set(sources)
     try:
@@ -414,7 +414,7 @@ def test_a_parameter_or_local_name_is_not_the_notebooks_name_of_the_same_spellin
 
 
 def test_a_call_stopped_at_its_time_limit_leaves_grad_mode_as_it_was(monkeypatch):
-    from autograder import selfcheck
+    from gradientes import selfcheck
 
     monkeypatch.setattr(selfcheck, "CALL_LIMIT", 0.2)
 

@@ -459,8 +459,8 @@ def test_la_guia_del_servidor_seguida_al_pie_de_la_letra(guide, postgres):
     probe = (
         "import importlib.util, IPython\n"
         "shell = IPython.core.interactiveshell.InteractiveShell.instance()\n"
-        "shell.run_cell('import autograder.selfcheck')\n"
-        "result = shell.run_cell('%%comprobar\\nfrom autograder.checks import passed\\npassed(\"hola\")')\n"
+        "shell.run_cell('import gradientes.selfcheck')\n"
+        "result = shell.run_cell('%%comprobar\\nfrom gradientes.checks import passed\\npassed(\"hola\")')\n"
         "print(result.success, [importlib.util.find_spec(m) is None for m in ('autograder.verdict', 'nbgrader')])\n"
     )
     checked = as_student(ANA, str(record["edition"] / ".venv" / "bin" / "python"), "-c", probe)

@@ -111,7 +111,7 @@ def test_code_that_reaches_into_the_grader_earns_nothing_and_is_flagged(graded):
 def test_a_submission_cannot_rewrite_course_files(graded):
     nico = row(graded, FULL, "nico")
     assert nico["puntos_automaticos"] == points(autograded_tests(read(FULL.source)))
-    assert "modificado por una entrega" not in (ROOT / "autograder" / "checks.py").read_text("utf-8")
+    assert "modificado por una entrega" not in (ROOT / "estudiante" / "gradientes" / "checks.py").read_text("utf-8")
     outputs = [o for c in autograded_notebook(graded, FULL, "nico").cells for o in c.get("outputs", [])]
     assert any(o.output_type == "error" and o.ename in ("PermissionError", "OSError") for o in outputs)
 

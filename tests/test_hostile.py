@@ -12,6 +12,9 @@ from helpers import autograded_tests, points, read, row
 from autograder import batch, execute
 from autograder.course import PACKAGE_DIR, ROOT, SOLUTIONS, find_lesson
 from autograder.demo import answered, blank
+from autograder.publish import STUDENT_PACKAGE
+
+PACKAGES = {"autograder": PACKAGE_DIR, "gradientes": STUDENT_PACKAGE, "solutions": SOLUTIONS}
 
 LESSON = find_lesson("01_tensores_y_requires_grad")
 LESSON_03 = find_lesson("03_backward_y_regla_de_la_cadena")
@@ -74,7 +77,7 @@ HARM = (
     "        _hecho.append(_dir)\n"
     "    except OSError:\n"
     "        pass\n"
-    f"for _ruta in ['{PACKAGE_DIR}/checks.py', '{ROOT}/gradebook.db', '/tmp/compartido']:\n"
+    f"for _ruta in ['{PACKAGE_DIR}/cli.py', '{STUDENT_PACKAGE}/checks.py', '{ROOT}/gradebook.db', '/tmp/compartido']:\n"
     "    try:\n"
     "        open(_ruta, 'a').write('# trampa\\n')\n"
     "    except OSError:\n"
@@ -169,7 +172,11 @@ def graded(tmp_path_factory):
     for _ in range(3):  # 24 s of sleep before the third test cell: the first two keep their points
         notebook.cells.insert(third_test, nbformat.v4.new_code_cell(SLEEPS))
     _write(folder, "dormilon", LESSON, notebook)
-    before = {"autograder": _digest(PACKAGE_DIR), "solutions": _digest(SOLUTIONS)}
+    before = {
+        "autograder": _digest(PACKAGE_DIR),
+        "gradientes": _digest(STUDENT_PACKAGE),
+        "solutions": _digest(SOLUTIONS),
+    }
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(execute, "SUBMISSION_LIMIT", SUBMISSION_LIMIT)  # the workers are forked with it
         result = batch.run(folder, workspace, workers=2)
@@ -195,8 +202,7 @@ def test_honest_students_after_the_attacks_keep_full_marks(graded):
 
 def test_nothing_outside_the_sandbox_changed(graded):
     result, before = graded
-    assert _digest(PACKAGE_DIR) == before["autograder"]
-    assert _digest(SOLUTIONS) == before["solutions"]
+    assert {name: _digest(folder) for name, folder in PACKAGES.items()} == before
     assert not list(ROOT.glob(".venv/lib/python*/site-packages/zzz_trampa.pth"))
     assert not (result.workspace / "gradebook.db").read_bytes().endswith(b"# trampa\n")
 

@@ -18,8 +18,9 @@ import nbformat
 import pytest
 from helpers import LESSONS, chromium
 
-from autograder import lab_setup, release
+from autograder import release
 from autograder.course import PACKAGE_DIR, ROOT
+from gradientes import lab_setup
 
 
 def free_port():

@@ -68,7 +68,7 @@ def test_lesson_structure(lesson):
     manual = [c for c in notebook.cells if c.cell_type == "markdown" and nbgrader_meta(c).get("solution")]
     assert manual and all(nbgrader_meta(c).get("grade") for c in manual), "at least one reflection question"
     first_code = next(c for c in notebook.cells if c.cell_type == "code")
-    assert nbgrader_meta(first_code).get("locked") and "autograder.selfcheck" in first_code.source
+    assert nbgrader_meta(first_code).get("locked") and "gradientes.selfcheck" in first_code.source
     text = "\n".join(c.source for c in notebook.cells if c.cell_type == "markdown")
     assert "## Resumen" in text and "Objetivos" in text
     assert notebook.cells[0].source.startswith(f"# Lección {int(lesson.id[:2])}")

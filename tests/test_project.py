@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from autograder import cli, lab_setup
+from autograder import cli
 from autograder.course import ROOT
+from gradientes import lab_setup
 
 
 def pins(path):
@@ -40,7 +41,7 @@ def test_binder_pins_the_same_versions_with_cpu_torch():
     assert (ROOT / "binder" / "apt.txt").read_text("utf-8").split() == ["graphviz"]
     assert (ROOT / "binder" / "runtime.txt").read_text("utf-8").strip() == "python-3.11"
     post_build = (ROOT / "binder" / "postBuild").read_text("utf-8")
-    assert "autograder.lab_setup --estudiante" in post_build
+    assert "gradientes.lab_setup --estudiante" in post_build
 
 
 def test_student_setup_names_real_nbgrader_extensions():

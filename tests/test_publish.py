@@ -9,7 +9,7 @@ from helpers import HIDDEN, LESSONS, SOLUTION, read
 from nbclient import NotebookClient
 
 from autograder import publish
-from autograder.course import PACKAGE_DIR, ROOT
+from autograder.course import ROOT
 from autograder.demo import answered
 
 
@@ -20,9 +20,7 @@ def edition(tmp_path_factory):
 
 def _secret_lines():
     """Lines of the solutions and hidden tests that no released notebook and no public check helper contains."""
-    public = {
-        line.strip() for m in publish.STUDENT_MODULES for line in (PACKAGE_DIR / m).read_text("utf-8").splitlines()
-    }
+    public = {line.strip() for m in publish.STUDENT_PACKAGE.rglob("*.py") for line in m.read_text("utf-8").splitlines()}
     public |= {
         line.strip() for lesson in LESSONS for c in read(lesson.released).cells for line in c.source.splitlines()
     }
@@ -54,7 +52,7 @@ def test_the_edition_has_no_solution_no_hidden_test_and_no_grading_tool(edition)
 @pytest.mark.parametrize("lesson", [LESSONS[0], LESSONS[-1]], ids=lambda lesson: lesson.id)
 def test_a_lesson_runs_in_the_edition_with_its_own_checks(edition, lesson):
     notebook = answered(lesson)
-    notebook.cells.append(nbformat.v4.new_code_cell("import autograder.checks\nprint(autograder.checks.__file__)"))
+    notebook.cells.append(nbformat.v4.new_code_cell("import gradientes.checks\nprint(gradientes.checks.__file__)"))
     env = {**os.environ, "PYTHONPATH": str(edition)}
     folder = edition / "notebooks" / lesson.id
     client = NotebookClient(notebook, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(folder)}})
@@ -65,7 +63,7 @@ def test_a_lesson_runs_in_the_edition_with_its_own_checks(edition, lesson):
         client.execute(cleanup_kc=False)
     printed = "".join(o.get("text", "") for c in notebook.cells for o in c.get("outputs", []))
     assert printed.count("✔") >= 5
-    assert str(edition / "autograder" / "checks.py") in printed
+    assert str(edition / "gradientes" / "checks.py") in printed
 
 
 def test_the_edition_is_committed_to_a_branch_without_touching_the_working_tree(edition, tmp_path):

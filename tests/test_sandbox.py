@@ -5,10 +5,11 @@ import subprocess
 import pytest
 import torch
 
-from autograder import checks, sandbox
+from autograder import sandbox
 from autograder.course import PACKAGE_DIR, ROOT, SOLUTIONS
 from autograder.remote import ProtocolError, RemoteError, Timeout
 from autograder.sandbox import KernelDied, Sandbox, SandboxUnavailable
+from gradientes import checks
 
 
 @pytest.fixture(scope="module")
@@ -38,7 +39,7 @@ def test_the_kernel_sees_no_course_no_network_and_is_not_root(kernel):
         "    socket.create_connection(('127.0.0.1', 22), timeout=1)\n"
         "except OSError as error:\n"
         "    print('sin red:', error.errno)\n"
-        f"try:\n    open('{PACKAGE_DIR}/checks.py', 'a')\nexcept OSError as error:\n    print('solo lectura')\n"
+        f"try:\n    open('{PACKAGE_DIR}/cli.py', 'a')\nexcept OSError as error:\n    print('solo lectura')\n"
     )
     text = printed(kernel.run(code, 10))
     assert "[False, False, False]" in text

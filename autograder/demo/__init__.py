@@ -140,7 +140,7 @@ def rewrites_checks(lesson):
     first = _solution_cells(notebook)[0]
     first.source += (
         "\n\nimport pkgutil\n"
-        "_ruta = pkgutil.get_loader('auto' + 'grader.checks').get_filename()\n"
+        "_ruta = pkgutil.get_loader('gradi' + 'entes.checks').get_filename()\n"
         "with open(_ruta, 'a') as _archivo:\n"
         "    _archivo.write('\\n# modificado por una entrega\\n')\n"
     )
@@ -162,7 +162,7 @@ SCENARIOS = {
     "kike": ("pide 40 GB de memoria en el primer ejercicio", hogs_memory),
     "lalo": ("en blanco, pero vació las celdas de pruebas", emptied_tests),
     "mara": ("en blanco, pero convierte las pruebas en `pass` con get_ipython()", neuters_tests),
-    "nico": ("correcta, pero intenta reescribir autograder/checks.py", rewrites_checks),
+    "nico": ("correcta, pero intenta reescribir estudiante/gradientes/checks.py", rewrites_checks),
 }
 
 

@@ -1,13 +1,13 @@
 """Lección 06 · Desactivar el seguimiento: las comprobaciones de sus ejercicios y lo que reconoce cada caso.
 
-Las llaman las celdas de pruebas de la lección; lo común a todas está en :mod:`autograder.checks`.
+Las llaman las celdas de pruebas de la lección; lo común a todas está en :mod:`gradientes.checks`.
 """
 
 import math
 
 import torch
 
-from autograder.checks import (
+from gradientes.checks import (
     CountingWatched,
     _autograd_grad,
     _detach,

@@ -1,14 +1,14 @@
 """Lección 08 · Proyecto final, regresión lineal desde cero: las comprobaciones de sus ejercicios y lo que
 reconoce cada caso.
 
-Las llaman las celdas de pruebas de la lección; lo común a todas está en :mod:`autograder.checks`.
+Las llaman las celdas de pruebas de la lección; lo común a todas está en :mod:`gradientes.checks`.
 """
 
 import math
 
 import torch
 
-from autograder.checks import (
+from gradientes.checks import (
     _autograd_grad,
     _detach,
     _float64,
@@ -413,7 +413,7 @@ def same_tensor(returned, received):
     """
     if returned is received:
         return True
-    from autograder.remote import REMOTE
+    from gradientes.remote_errors import REMOTE
 
     entry = REMOTE.get(returned) if is_tensor(returned) else None
     if entry is None or received is None:

@@ -1,11 +1,11 @@
 """Lección 05 · Acumulación de gradientes: las comprobaciones de sus ejercicios y lo que reconoce cada caso.
 
-Las llaman las celdas de pruebas de la lección; lo común a todas está en :mod:`autograder.checks`.
+Las llaman las celdas de pruebas de la lección; lo común a todas está en :mod:`gradientes.checks`.
 """
 
 import torch
 
-from autograder.checks import (
+from gradientes.checks import (
     _autograd_grad,
     _detach,
     _float64,

@@ -11,9 +11,9 @@ import random
 
 import torch
 
-from autograder.integrity import tampered_names
-from autograder.remote import RemoteError, Timeout, remote_properties
-from autograder.statement import SOURCES, uses
+from gradientes.integrity import tampered_names
+from gradientes.remote_errors import RemoteError, Timeout, remote_properties
+from gradientes.statement import SOURCES, uses
 
 # Captured before any student code runs, so a replaced torch.allclose cannot help.
 _Tensor = torch.Tensor
@@ -568,8 +568,8 @@ def check_statement(student_fn, *, forbidden=(), required=(), hint=None):
 
     ``forbidden`` and ``required`` are dotted prefixes (``"torch.autograd.functional"``) or method
     names (``".backward"``). The code is the cell that defines the function and, transitively, the
-    definitions of the notebook's names it uses; the course's own ``autograder`` and dynamic access
-    (``getattr``, ``eval``…) are always refused there, since they would hide what it uses.
+    definitions of the notebook's names it uses; the course's own packages (``autograder``, ``gradientes``) and
+    dynamic access (``getattr``, ``eval``…) are always refused there, since they would hide what it uses.
     """
     name = student_fn if isinstance(student_fn, str) else getattr(student_fn, "__name__", "tu función")
     usage = uses(name)
@@ -583,7 +583,7 @@ def check_statement(student_fn, *, forbidden=(), required=(), hint=None):
             f"{name} usa acceso dinámico ({_quoted(sorted(usage.dynamic))}).",
             hint or "en este ejercicio escribe las llamadas tal cual, para que se pueda comprobar qué usa tu código.",
         )
-    used = [api for api in ("autograder", *forbidden) if usage.mentions(api)]
+    used = [api for api in ("autograder", "gradientes", *forbidden) if usage.mentions(api)]
     if used:
         fail(f"{name} usa {_quoted(used)}, que el enunciado no permite en este ejercicio.", hint)
     missing = [api for api in required if not usage.mentions(api)]

@@ -13,7 +13,7 @@ import types
 
 import torch
 
-from autograder.checks import (
+from gradientes.checks import (
     CALL_LIMIT,
     CheckFailure,
     answer_unusable,
