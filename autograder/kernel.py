@@ -216,7 +216,7 @@ def supervise(fds, sealed):
         enter_namespaces()
     pid = _forked(kernel, fds, sealed)
     reports = Channel(control, status)
-    reports.send({"event": "started"})
+    reports.send({"event": "started", "pid": pid})  # in this PID namespace: the grader finds its CPU time
     watch = os.pidfd_open(pid)
     while True:
         ready = select.select([control, watch], [], [])[0]

@@ -532,12 +532,13 @@ class Peer:
 
     # -- requests -------------------------------------------------------------------------
 
-    def request(self, message, timeout=None):
+    def request(self, message, timeout=None, patience=None):
         """Send a request and serve the other side's nested requests until its reply comes.
 
         Each request carries a number its reply repeats: a reply to a request that an interrupt
         abandoned, arriving late, is dropped instead of being read as the answer to a later one.
-        A ``Timeout`` says which request it ended (``Timeout.request``).
+        When ``timeout`` seconds pass, ``patience()`` (if given) may grant more seconds to wait (a
+        number > 0); otherwise a ``Timeout`` says which request it ended (``Timeout.request``).
         """
         self._requests += 1
         number = self._requests
@@ -548,6 +549,10 @@ class Peer:
             try:
                 reply = self.channel.receive(left)
             except Timeout as error:
+                more = patience() if patience is not None else 0
+                if more > 0:
+                    deadline = time.monotonic() + more
+                    continue
                 error.request = number
                 raise
             if reply.get("op") != "reply":

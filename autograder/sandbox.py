@@ -24,6 +24,7 @@ from pathlib import Path
 
 import gradientes
 from autograder.course import PACKAGE_DIR
+from autograder.cpu_time import WALL_FACTOR, CpuClock, host_pid, patience
 from autograder.kernel import FIRST_USES, SCRATCH
 from autograder.remote import Channel, Peer, PeerGone, ProtocolError, Timeout, drain
 
@@ -112,12 +113,20 @@ class _GraderPeer(Peer):
         self.kernel = kernel
 
     def request(self, message, timeout=None):
-        if self.kernel.dead:
+        """A request whose ``timeout`` (a call's or the test cell's, if not given) counts the kernel's CPU time."""
+        kernel = self.kernel
+        if kernel.dead:
             raise KernelDied("el kernel se detuvo")
-        if timeout is None and self.kernel.deadline is not None:
-            timeout = max(0.1, min(self.kernel.call_limit, self.kernel.deadline - time.monotonic()))
+        wait = None
+        if timeout is not None or kernel.deadline is not None:
+            used, now = kernel.clock(), time.monotonic()
+            wall_ends = kernel.ends
+            if timeout is None:  # a call during a test cell: the call's limit, within what is left of the cell's
+                timeout = max(0.1, min(kernel.call_limit, kernel.cell_cpu_ends - used))
+                wall_ends = kernel.deadline
+            wait = patience(kernel.clock, timeout, min(wall_ends, now + timeout * WALL_FACTOR), used)
         try:
-            return super().request(message, timeout)
+            return super().request(message, timeout, wait)
         except Timeout as error:
             self.kernel.interrupt(timeout, error.request)
         except PeerGone:
@@ -128,12 +137,14 @@ class _GraderPeer(Peer):
 class SealedKernel:
     """One submission's kernel: run its cells, call its functions; dead once closed."""
 
-    def __init__(self, sandbox):
+    def __init__(self, sandbox, pid=None):
         self.sandbox = sandbox
+        self.clock = CpuClock(pid)  # the CPU time the kernel has used (the wall clock where it cannot be read)
         channel = Channel(sandbox.replies_r, sandbox.requests_w, watch_fd=sandbox.status_r, max_message=REPLY_LIMIT)
         self.peer = _GraderPeer(self, channel)
         self.dead = False
-        self.deadline, self.call_limit = None, None  # set while a test cell runs
+        # Set while a test cell runs: its wall-clock backstop, the limit of one call and the end of its CPU time.
+        self.deadline, self.call_limit, self.cell_cpu_ends = None, None, None
         self.ends = float("inf")  # the submission's whole time (see ``execute.SUBMISSION_LIMIT``)
         self.out_of_time = False
 
@@ -205,6 +216,7 @@ class Sandbox:
 
     def __init__(self, worker=0, sealed=True, uses=None):
         uid = 61000 + (os.getpid() * 8 + worker) % 30000
+        self.sealed = sealed
         self.cgroup = _memory_cgroup(f"curso-{os.getpid()}-{worker}")
         self.requests_r, self.requests_w = os.pipe()
         self.replies_r, self.replies_w = os.pipe()
@@ -261,9 +273,11 @@ class Sandbox:
         """Fork a sealed kernel for one submission."""
         self._ended = False
         self.control(b"f")
-        self._expect("started", START_TIMEOUT)
+        pid = self._expect("started", START_TIMEOUT).get("pid")
         drain(self.replies_r)  # what an earlier kernel left half-written
-        return SealedKernel(self)
+        if self.sealed and type(pid) is int:
+            pid = host_pid(self.process.pid, pid)
+        return SealedKernel(self, pid if type(pid) is int else None)
 
     def wait_ready(self):
         """After a kernel was killed: wait until the zygote can fork the next one."""

@@ -19,6 +19,7 @@ import time
 import torch
 from nbformat.v4 import new_output
 
+from autograder.cpu_time import WALL_FACTOR
 from autograder.remote import ProtocolError, Recorder, RemoteCallable, RemoteError, Timeout, TooLarge, Unsendable
 from autograder.sandbox import KernelDied
 from gradientes.checks import (
@@ -33,7 +34,7 @@ from gradientes.checks import (
 from gradientes.statement import SOURCES
 
 MAGIC = "%%comprobar"  # in the student's kernel, the cell magic of gradientes.selfcheck
-CELL_LIMIT = 60  # seconds for all the calls of one test cell
+CELL_LIMIT = 60  # seconds (of the kernel's CPU time) for all the calls of one test cell
 FORGET_LIMIT = 5  # seconds for the kernel to drop what a test cell sent it
 
 
@@ -127,8 +128,9 @@ def run_test_cell(source, kernel, allowed, name="celda de pruebas", sources=()):
     """
     source = "\n".join(line for line in source.split("\n") if line.strip() != MAGIC)
     printed = io.StringIO()
-    kernel.deadline = min(time.monotonic() + CELL_LIMIT, kernel.ends)
-    kernel.call_limit = CALL_LIMIT
+    # Limits in the kernel's CPU seconds (the same mark however busy the machine), wall-clock time as a backstop.
+    kernel.deadline = min(time.monotonic() + CELL_LIMIT * WALL_FACTOR, kernel.ends)
+    kernel.call_limit, kernel.cell_cpu_ends = CALL_LIMIT, kernel.clock() + CELL_LIMIT
     error = None
     token = SOURCES.set(list(sources))
     mode = {"grad_enabled": _kernel_state(kernel)}
