@@ -70,17 +70,23 @@ def _python_paths():
     return sorted(paths)
 
 
-def bwrap_command(uid):
-    """The bubblewrap command line that starts a worker's zygote."""
+def require_bubblewrap():
+    """The path of bubblewrap's ``bwrap``; without it, ``SandboxUnavailable`` says how to install it."""
     bwrap = shutil.which("bwrap")
     if bwrap is None:
         raise SandboxUnavailable(
             "no se encontró bubblewrap (bwrap), que aísla el código de cada entrega. Instálalo con "
-            "«sudo apt-get install bubblewrap» (o «make instalar»). Para calificar sin aislamiento, bajo tu "
-            "responsabilidad, usa --sin-aislamiento."
+            "«apt-get install bubblewrap» como root en Debian o Ubuntu (o «scripts/instalar-sistema.sh aislamiento»"
+            " desde el repositorio del curso). Para calificar sin aislamiento, bajo tu responsabilidad, usa "
+            "--sin-aislamiento."
         )
-    command = [bwrap, "--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try"]
-    command += ["--die-with-parent", "--new-session", "--cap-drop", "ALL"]
+    return bwrap
+
+
+def bwrap_command(uid):
+    """The bubblewrap command line that starts a worker's zygote."""
+    command = [require_bubblewrap(), "--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts"]
+    command += ["--unshare-cgroup-try", "--die-with-parent", "--new-session", "--cap-drop", "ALL"]
     if os.geteuid() == 0:  # as root: keep only what it takes to become ``uid``
         command += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
     else:  # an ordinary user: bubblewrap needs a user namespace, and we already are unprivileged
