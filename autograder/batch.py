@@ -7,6 +7,7 @@ import warnings
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 import nbformat
@@ -139,11 +140,13 @@ def _run(source, workspace, lesson_id, console, workers, sealed, spanish_csv):
                         console.print(f"{done}/{len(pending)} calificada: {outcome.student} ({outcome.lesson})")
                     progress.advance(task)
             result.seconds = time.perf_counter() - started
+    warn = partial(console.print, style="yellow", markup=False, soft_wrap=True)
     for lesson in sorted({s.lesson for s in found if s.lesson}):
         statuses = result.statuses(lesson)
         result.tables[lesson] = report.write_reports(
-            gradebook_url(workspace), lesson, statuses, workspace / "informes", spanish_csv
+            gradebook_url(workspace), lesson, statuses, workspace / "informes", spanish_csv, warn
         )
-    if result.tables:
-        class_reports.write_course(workspace)
+    why = class_reports.within_budget(class_reports.write_course, workspace) if result.tables else None
+    if why:
+        warn(class_reports.WARNING.format(what="la página del curso", why=why))
     return result

@@ -3,9 +3,11 @@
 For a lesson (:func:`write_lesson`, called by :func:`autograder.report.write_reports` at the end of every
 ``curso calificar``) it writes into ``informes/``: ``errores_<id>.csv``, ``similitud_<id>.csv``,
 ``similitud_<id>.html`` and ``clase_<id>.html``. For the workspace (:func:`write_course`) it writes
-``curso.html``, which covers every lesson graded there.
+``curso.html``, which covers every lesson graded there. Both run through :func:`within_budget`: a report that
+fails or takes too long costs that report, never the grades written before it.
 """
 
+import multiprocessing
 from pathlib import Path
 
 import nbformat
@@ -15,6 +17,38 @@ from nbgrader.api import Gradebook
 from autograder import diagnoses, lms, pages, report, similarity
 from autograder.course import available_lessons, find_lesson, gradebook_url, workspace_notebook
 from autograder.spreadsheets import write_csv
+
+BUDGET = 120  # seconds a report may take (students' text is read into it); then it is stopped
+WARNING = "Aviso: no se pudo generar {what}: {why}; las calificaciones y la retroalimentación están guardadas."
+
+
+def _build(sender, build, args):
+    try:
+        build(*args)
+    except Exception as error:
+        sender.send(f"falló ({type(error).__name__}: {' '.join(str(error).split())[:200]})")
+    else:
+        sender.send(None)
+
+
+def within_budget(build, *args):
+    """``build(*args)`` in a child process, killed after :data:`BUDGET` seconds; returns why it failed, in
+    Spanish, or None. What it leaves is the files it wrote."""
+    context = multiprocessing.get_context("fork")
+    receiver, sender = context.Pipe(duplex=False)
+    child = context.Process(target=_build, args=(sender, build, args), daemon=True)
+    child.start()
+    sender.close()
+    try:
+        if not receiver.poll(BUDGET):
+            child.kill()
+            return f"superó el tiempo límite de {BUDGET:g} s"
+        return receiver.recv()
+    except EOFError:  # the child died without a word: os._exit, memory exhausted
+        return "su proceso terminó de golpe (¿la memoria agotada?)"
+    finally:
+        child.join()
+        receiver.close()
 
 
 def autograded_notebooks(workspace, lesson_id, students):

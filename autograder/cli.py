@@ -3,17 +3,20 @@
 import argparse
 import errno
 import sys
+from functools import partial
 from pathlib import Path
 
 from rich.console import Console
 from rich.table import Table
 
-from autograder import batch, class_reports, course, exchange, lms, publish, release, report
+from autograder import batch, class_reports, course, exchange, lms, pages, publish, release, report
 from autograder.course import NOTEBOOKS, ROOT, find_lesson
 from autograder.demo import build_demo
 from autograder.sandbox import SandboxUnavailable
 
 console = Console()
+# One line, whatever it quotes (brackets too).
+warn = partial(console.print, style="yellow", markup=False, soft_wrap=True)
 
 
 OS_ERRORS = {
@@ -133,13 +136,20 @@ def cmd_resumen(args):
     tables = []
     for lesson in class_reports.graded_lessons(workspace):
         url = course.gradebook_url(workspace)
-        table = report.write_reports(url, lesson.id, {}, workspace / "informes", args.csv_es)
+        failed = []
+        table = report.write_reports(url, lesson.id, {}, workspace / "informes", args.csv_es, failed.append)
         tables.append((lesson, table))
-        console.print(f"[green]✔[/green] {lesson.id}: {len(table)} entregas; informe en clase_{lesson.id}.html")
+        if failed:
+            warn(*failed)
+        else:
+            console.print(f"[green]✔[/green] {lesson.id}: {len(table)} entregas; informe en clase_{lesson.id}.html")
     if not tables:
         raise ValueError(f"«{workspace}» no tiene ninguna lección calificada: califica antes con «curso calificar».")
-    page = class_reports.write_course(workspace, tables)
-    console.print(f"Informe del curso: [bold]{page}[/bold]")
+    why = class_reports.within_budget(class_reports.write_course, workspace, tables)
+    if why:
+        warn(class_reports.WARNING.format(what="la página del curso", why=why))
+    else:
+        console.print(f"Informe del curso: [bold]{workspace / 'informes' / pages.COURSE_PAGE}[/bold]")
     if args.formato_lms:
         show_lms_export(workspace, args.formato_lms, args.csv_es)
 

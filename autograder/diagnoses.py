@@ -20,6 +20,9 @@ from autograder.preprocessors import KERNEL_DIED_NAME, TIMEOUT_NAME
 from autograder.report import exercise_label
 
 HINT = "\n  Pista: "
+# Characters of an error output that a report reads: its text can come from the student's kernel, of any length,
+# and every expression here runs over it.
+TEXT_LIMIT = 4000
 COLUMNS = ["ejercicio", "celda", "tipo", "id", "diagnostico", "cuantos", "de", "alumnos", "ejemplo"]
 # The kinds of failure that are not a diagnosis of their own, and how a report words them.
 UNANSWERED = "sin_responder"
@@ -33,9 +36,14 @@ FIXED_TEXTS = {
     NOT_RUN: "el kernel se detuvo antes de terminar esta comprobación (¿os._exit, la memoria agotada?)",
 }
 RAISED = re.compile(r"\blanzó (?P<kind>[A-Za-z_][\w.]*)")
-CALL = re.compile(r"[A-Za-z_][\w.]*\(")
+# A name and «(»: tried only where a run of [\w.] starts (a start inside the run rescans it: quadratic over a
+# long run); digits, dots or accented letters before the name's first ASCII letter are part of the match.
+CALL = re.compile(r"(?<![\w.])(?:[^\W_A-Za-z]|\.)*[A-Za-z_][\w.]*\(")
 NUMBER = re.compile(r"(?<![\w.])[-+]?(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?", re.IGNORECASE)
-NUMBERS_IN_PARENTHESES = re.compile(r"\((?:\s*#\s*,?)+\)|\[(?:\s*#\s*,?)+\]")
+# «# , #  #,» and the like: what ``(?:\s*#\s*,?)+`` matches, written so that each character has one way to match
+# (that one backtracked exponentially over «(1 1 1 …» with no closing parenthesis).
+_HASHES = r"\s*#[\s#]*(?:,\s*#[\s#]*)*,?"
+NUMBERS_IN_PARENTHESES = re.compile(rf"\({_HASHES}\)|\[{_HASHES}\]")
 DTYPE = re.compile(r"torch\.(?:b?float|u?int|complex|bool|half|double|long|short|cfloat|cdouble)\d*\b")
 
 
@@ -110,7 +118,7 @@ def failures(notebook, student):
         errors = [output for output in cell.get("outputs", []) if output.output_type == "error"]
         if errors:
             error = errors[-1]  # a test cell stops at its first failed check: one error output
-            ename, evalue = error.get("ename", ""), error.get("evalue", "")
+            ename, evalue = error.get("ename", "")[:TEXT_LIMIT], error.get("evalue", "")[:TEXT_LIMIT]
             found.append(classify(student, cell.metadata.nbgrader.grade_id, ename, evalue))
     return found
 

@@ -93,11 +93,12 @@ def kept_statuses(folder, lesson_id):
     return json.loads(kept.read_text("utf-8")) if kept.exists() else {}
 
 
-def write_reports(db_url, lesson_id, statuses, folder, spanish_csv=False):
+def write_reports(db_url, lesson_id, statuses, folder, spanish_csv=False, say=print):
     """Write a lesson's reports into ``folder`` (the workspace's ``informes/``); return the grades table.
 
     ``calificaciones_<id>.csv`` and ``ejercicios_<id>.png`` here; what the class got wrong, the similar
-    pairs and the class page in :mod:`autograder.class_reports`. Statuses are kept in ``estados_<id>.json``
+    pairs and the class page in :mod:`autograder.class_reports`, within its time budget (if they cannot be
+    made, ``say`` gets one Spanish line saying why). Statuses are kept in ``estados_<id>.json``
     so that a later batch does not lose them. ``spanish_csv``: CSV files as a spreadsheet in Spanish reads
     them (see :mod:`autograder.spreadsheets`).
     """
@@ -112,5 +113,7 @@ def write_reports(db_url, lesson_id, statuses, folder, spanish_csv=False):
     table = lesson_table(db_url, lesson_id, all_statuses)
     write_csv(table, folder / f"calificaciones_{lesson_id}.csv", spanish_csv)
     plot_exercises(table, lesson_id, folder / f"ejercicios_{lesson_id}.png")
-    class_reports.write_lesson(folder.parent, lesson_id, table, folder, spanish_csv)
+    why = class_reports.within_budget(class_reports.write_lesson, folder.parent, lesson_id, table, folder, spanish_csv)
+    if why:
+        say(class_reports.WARNING.format(what=f"el informe de la clase de {lesson_id}", why=why))
     return table
