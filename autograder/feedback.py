@@ -4,12 +4,14 @@
 formgrader's «Generate Feedback» button and ``nbgrader generate_feedback`` all write the same page.
 """
 
+import copy
 import functools
 import importlib.resources
 import secrets
 from pathlib import Path
 
 import jinja2
+import nbformat
 from nbconvert.exporters import HTMLExporter, TemplateExporter
 from nbconvert.filters.highlight import Highlight2HTML
 from nbconvert.filters.markdown_mistune import IPythonRenderer, MarkdownWithMath
@@ -20,6 +22,10 @@ from autograder.preprocessors import ValidatedOnce
 
 # nbconvert templates of the course; ``retroalimentacion`` is the feedback page.
 TEMPLATES = Path(__file__).resolve().parent / "plantillas"
+# A page's size in bytes, MathJax aside (a lesson's page is about 0.5 MB); a notebook too big for it is cut.
+PAGE_LIMIT = 2 * 1024**2
+CELL_BUDGET, MIN_CELL_BUDGET = 20_000, 100  # characters first kept of each cell when cutting, and the fewest
+CELLS_SHOWN = 40  # when cutting, ungraded cells are shown until they add up to this many cells' budgets
 # Where MathJax goes in the rendered page (unguessable, so that no output of the student's can take its place).
 MATHJAX_MARK = f"/* mathjax-{secrets.token_hex(16)} */"
 
@@ -38,6 +44,19 @@ class FeedbackExporter(ValidatedOnce, HTMLExporter):
         return environment
 
     def from_notebook_node(self, nb, resources=None, **kw):
+        """The page, at most ``PAGE_LIMIT`` bytes besides MathJax: a notebook too big for it is shown with
+        its cells cut shorter and shorter (graded cells always stay), each cut said in Spanish."""
+        html, resources = self._page(nb, resources, **kw)
+        budget = CELL_BUDGET
+        while _size(html) > PAGE_LIMIT and budget >= MIN_CELL_BUDGET:
+            html, resources = self._page(bounded(nb, budget), resources, **kw)
+            budget //= 8
+        if _size(html) > PAGE_LIMIT:
+            html, resources = self._page(bounded(nb, 0), resources, **kw)
+        # MathJax (2 MB of script) goes in last, into the finished page.
+        return html.replace(MATHJAX_MARK, mathjax_source(), 1), resources
+
+    def _page(self, nb, resources, **kw):
         # HTMLExporter's own steps but its last pass over the page with an HTML parser (BeautifulSoup), which
         # marks images and JupyterLab cells: a feedback page has neither (no figures are drawn while grading,
         # and the template is the classic one). That pass took a third of the time of writing a page.
@@ -47,9 +66,7 @@ class FeedbackExporter(ValidatedOnce, HTMLExporter):
         widgets = WidgetsDataTypeFilter(notebook_metadata=self._nb_metadata, parent=self, resources=resources)
         self.register_filter("highlight_code", functools.partial(_highlighted, default=lexer))
         self.register_filter("filter_data_type", widgets)
-        html, resources = TemplateExporter.from_notebook_node(self, nb, resources, **kw)
-        # MathJax (2 MB of script) goes in last, into the finished page.
-        return html.replace(MATHJAX_MARK, mathjax_source(), 1), resources
+        return TemplateExporter.from_notebook_node(self, nb, resources, **kw)
 
     @jinja2.pass_context
     def markdown2html(self, context, source):
@@ -57,6 +74,44 @@ class FeedbackExporter(ValidatedOnce, HTMLExporter):
         if context.get("cell", {}).get("attachments") or self.embed_images or self.lexer_options:
             return super().markdown2html(context, source)
         return _markdown(source, self.anchor_link_text, self.exclude_anchor_links)
+
+
+def _size(html):
+    return len(html.encode("utf-8", errors="replace"))
+
+
+def _cut(text, limit, what):
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}\n[… {what} recortado en esta página: {len(text) - limit} caracteres más]\n"
+
+
+def bounded(nb, budget):
+    """A copy of ``nb`` for a page of bounded size: each cell's code or text and its outputs cut to ``budget``
+    characters, and, past ``budget * CELLS_SHOWN`` characters in all, the ungraded cells left out (said in a
+    note). Graded cells (their score and the grader's message) always stay; with ``budget`` 0 they alone do.
+    """
+    nb = copy.deepcopy(nb)
+    cells, shown, left_out = [], 0, 0
+    for cell in nb.cells:
+        if not cell.metadata.get("nbgrader", {}).get("grade"):
+            if shown > budget * CELLS_SHOWN:
+                left_out += 1
+                continue
+            cell.source = _cut(cell.source, budget, "texto" if cell.cell_type == "markdown" else "código")
+        for output in cell.get("outputs", []):
+            if output.get("output_type") == "stream":
+                output.text = _cut(output.text, budget, "salida")
+            elif "data" in output:
+                output.data = {"text/plain": _cut(str(output.data.get("text/plain", "")), budget, "salida")}
+            elif output.get("output_type") == "error":
+                output.traceback = [_cut("\n".join(map(str, output.get("traceback", []))), budget, "error")]
+        shown += len(cell.source) + sum(len(str(output)) for output in cell.get("outputs", []))
+        cells.append(cell)
+    if left_out:
+        cells.append(nbformat.v4.new_markdown_cell(f"*[{left_out} celdas más no caben en esta página.]*"))
+    nb.cells = cells
+    return nb
 
 
 @functools.lru_cache(maxsize=4096)

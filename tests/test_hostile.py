@@ -10,6 +10,7 @@ import pytest
 from helpers import autograded_tests, points, read, row
 
 from autograder import batch, execute
+from autograder import feedback as feedback_module
 from autograder.course import PACKAGE_DIR, ROOT, SOLUTIONS, find_lesson
 from autograder.demo import answered, blank
 from autograder.publish import STUDENT_PACKAGE
@@ -167,6 +168,10 @@ def graded(tmp_path_factory):
             cell.source = "".join(f"\ndef {n}(*args, **kwargs):\n    return 'x' * 60_000_000\n" for n in names)
     notebook.cells.extend(nbformat.v4.new_code_cell(FLOOD) for _ in range(40))
     _write(folder, "enorme", LESSON, notebook)
+    notebook = blank(LESSON)
+    notebook.cells.append(nbformat.v4.new_code_cell("x = '" + "<" * 8_000_000 + "'"))  # each < is &lt; in HTML
+    notebook.cells.extend(nbformat.v4.new_code_cell("print('\\x1b[31m<' * 45_000)") for _ in range(40))
+    _write(folder, "pagina_enorme", LESSON, notebook)
     notebook = answered(LESSON)
     third_test = notebook.cells.index(autograded_tests(notebook)[2])
     for _ in range(3):  # 24 s of sleep before the third test cell: the first two keep their points
@@ -234,6 +239,16 @@ def test_a_submission_cannot_flood_the_grader_with_output(graded):
     assert feedback.stat().st_size < 8 * 1024**2, feedback.stat().st_size  # MathJax alone is about 2.6 MB
     text = autograded.read_text("utf-8")
     assert "salida recortada" in text and "x" * 1000 not in text
+
+
+@pytest.mark.parametrize("student", ["enorme", "pagina_enorme"])
+def test_the_feedback_page_has_a_hard_size_bound(graded, student):
+    result, _ = graded
+    feedback = result.workspace / "feedback" / student / LESSON.id / f"{LESSON.id}.html"
+    mathjax = len(feedback_module.mathjax_source().encode())
+    assert feedback.stat().st_size <= feedback_module.PAGE_LIMIT + mathjax, feedback.stat().st_size
+    page = feedback.read_text("utf-8")
+    assert "recortado en esta página" in page and "Celda de pruebas" in page  # the graded cells stay
 
 
 def test_a_submission_that_sleeps_stops_at_its_total_time_and_keeps_what_it_earned(graded):
