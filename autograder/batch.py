@@ -15,7 +15,7 @@ import torch
 from rich.console import Console
 from rich.progress import Progress
 
-from autograder import class_reports, execute, grade, report, submissions
+from autograder import class_reports, execute, grade, report, sandbox, submissions
 from autograder.course import available_lessons, find_lesson, gradebook_url
 from autograder.kernel import FIRST_USES
 
@@ -117,6 +117,8 @@ def _run(source, workspace, lesson_id, console, workers, sealed, spanish_csv):
     workspace = Path(workspace).resolve()
     result = BatchResult(workspace, [], [])
     lessons = available_lessons() if lesson_id is None else [find_lesson(lesson_id)]
+    if sealed:
+        sandbox.require_bubblewrap()  # here, in Spanish, not as a broken pool of workers
     with _workers(workers, sealed, lessons) as pool:
         pool.submit(time.sleep, 0)  # forks every worker now: their sandboxes warm up while we collect
         result.submissions = found = _collect(source, workspace, lesson_id, console)

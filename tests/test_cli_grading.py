@@ -35,3 +35,13 @@ def test_grading_a_moodle_zip_from_the_command_line(tmp_path, capsys):
     assert table.loc[1, "total"] == 0
     assert (workspace / "feedback" / "ana_nunez_101" / lesson.id / f"{lesson.id}.html").exists()
     assert not (workspace / "feedback" / "fede_paz_102").exists()
+
+
+def test_grading_without_bubblewrap_says_how_to_install_it_in_one_line(tmp_path, capsys, monkeypatch):
+    demo = build_demo(tmp_path / "demo", [LESSONS[0]], ["ana"])
+    monkeypatch.setenv("PATH", str(tmp_path / "sin-bwrap"))
+    assert cli.main(["calificar", str(demo), "--directorio", str(tmp_path / "curso")]) == 3
+    out = capsys.readouterr().out
+    assert "no se encontró bubblewrap" in out and "apt-get install bubblewrap" in out
+    assert "Traceback" not in out and "process pool" not in out
+    assert not (tmp_path / "curso" / "gradebook.db").exists()
