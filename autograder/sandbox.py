@@ -31,6 +31,7 @@ from autograder.remote import Channel, Peer, PeerGone, ProtocolError, Timeout, d
 START_TIMEOUT = 120
 REPLY_LIMIT = 8 * 1024**2  # bytes of one message from a kernel (a cell's outputs, a call's result)
 MEMORY_PER_WORKER = 6 * 1024**3  # a kernel (4 GiB of address space) and the zygote it came from
+CPU_PER_WORKER, CPU_PERIOD = 1, 100_000  # cores a worker's processes may use together, per period (µs)
 # Read-only system paths the kernel needs: programs, libraries, fonts, time zones, user names.
 SYSTEM_PATHS = [
     "/usr",
@@ -183,34 +184,50 @@ class SealedKernel:
         self.sandbox.wait_ready()
 
 
-def _memory_cgroup(name):
-    """A memory cgroup capped at ``MEMORY_PER_WORKER`` (cgroup v1 or v2), or None where we may not make one.
+def _cgroups(name):
+    """The worker's cgroups, where the host lets us make them (cgroup v1 or v2): memory capped at
+    ``MEMORY_PER_WORKER`` and CPU at ``CPU_PER_WORKER`` cores. A list of folders (empty where none can be made).
 
-    Each kernel's address space is capped by an rlimit, but its forked children each get their
-    own: the cgroup caps them all together, so one submission cannot exhaust the machine.
+    Each kernel's address space is capped by an rlimit, but its forked children each get their own: the memory
+    cgroup caps them all together, so one submission cannot exhaust the machine; the CPU cgroup keeps a
+    submission that spins in many processes to its worker's share.
     """
     lines = Path("/proc/self/cgroup").read_text().splitlines()
-    places = {kind: path for _, kind, path in (line.split(":", 2) for line in lines)}
-    if "memory" in places:
-        folder, limit_file = (
-            Path("/sys/fs/cgroup/memory") / places["memory"].lstrip("/") / name,
-            "memory.limit_in_bytes",
-        )
-    elif "" in places:
-        folder, limit_file = Path("/sys/fs/cgroup") / places[""].lstrip("/") / name, "memory.max"
+    places = {kind: path for _, kinds, path in (line.split(":", 2) for line in lines) for kind in kinds.split(",")}
+    quota = int(CPU_PER_WORKER * CPU_PERIOD)
+    if "memory" in places:  # v1: a hierarchy per controller
+        wanted = [
+            ("memory", {"memory.limit_in_bytes": MEMORY_PER_WORKER}),
+            ("cpu", {"cpu.cfs_period_us": CPU_PERIOD, "cpu.cfs_quota_us": quota}),
+        ]
+        candidates = [(Path("/sys/fs/cgroup") / kind / places[kind].lstrip("/") / name, f) for kind, f in wanted]
+    elif "" in places:  # v2: one hierarchy; each limit where its controller is enabled
+        folder = Path("/sys/fs/cgroup") / places[""].lstrip("/") / name
+        candidates = [(folder, {"memory.max": MEMORY_PER_WORKER, "cpu.max": f"{quota} {CPU_PERIOD}"})]
     else:
-        return None
-    try:
-        folder.mkdir()
-        (folder / limit_file).write_text(str(MEMORY_PER_WORKER))
-    except OSError:
-        return None
-    return folder
+        return []
+    made = []
+    for folder, limits in candidates:
+        try:
+            folder.mkdir(exist_ok=True)
+        except OSError:
+            continue
+        kept = False
+        for file, value in limits.items():
+            with contextlib.suppress(OSError):
+                (folder / file).write_text(str(value))
+                kept = True
+        if kept:
+            made.append(folder)
+        else:
+            with contextlib.suppress(OSError):
+                folder.rmdir()
+    return made
 
 
-def _join(cgroup):
-    """In the child, before bubblewrap starts: enter the worker's memory cgroup."""
-    if cgroup is not None:
+def _join(cgroups):
+    """In the child, before bubblewrap starts: enter the worker's cgroups."""
+    for cgroup in cgroups:
         (cgroup / "cgroup.procs").write_text("0")
 
 
@@ -223,7 +240,7 @@ class Sandbox:
     def __init__(self, worker=0, sealed=True, uses=None):
         uid = 61000 + (os.getpid() * 8 + worker) % 30000
         self.sealed = sealed
-        self.cgroup = _memory_cgroup(f"curso-{os.getpid()}-{worker}")
+        self.cgroups = _cgroups(f"curso-{os.getpid()}-{worker}")
         self.requests_r, self.requests_w = os.pipe()
         self.replies_r, self.replies_w = os.pipe()
         self.control_r, self.control_w = os.pipe()
@@ -245,7 +262,7 @@ class Sandbox:
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=self.errors,
-            preexec_fn=functools.partial(_join, self.cgroup),
+            preexec_fn=functools.partial(_join, self.cgroups),
         )
         for fd in inner:
             os.close(fd)
@@ -300,8 +317,9 @@ class Sandbox:
         self.process.kill()
         self.process.wait()
         self.errors.close()
-        for _ in range(50 if self.cgroup is not None else 0):  # its last processes take a moment to leave
-            with contextlib.suppress(OSError):
-                self.cgroup.rmdir()
-                break
-            time.sleep(0.1)
+        for cgroup in self.cgroups:
+            for _ in range(50):  # its last processes take a moment to leave
+                with contextlib.suppress(OSError):
+                    cgroup.rmdir()
+                    break
+                time.sleep(0.1)

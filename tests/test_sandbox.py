@@ -1,6 +1,8 @@
 """The sealed kernel and the plain-data calls across its boundary, tested directly."""
 
+import os
 import subprocess
+from pathlib import Path
 
 import pytest
 import torch
@@ -227,9 +229,20 @@ def test_without_bubblewrap_the_error_is_spanish_and_says_what_to_do(monkeypatch
         sandbox.bwrap_command(61000)
 
 
+CGROUP_V2 = Path("/sys/fs/cgroup/cgroup.controllers").exists()
+
+
+def _cgroup(box, controller_file):
+    found = [c for c in box.cgroups if (c / controller_file).exists()]
+    if not found:
+        pytest.skip(f"este sistema no permite crear un cgroup con {controller_file}")
+    return found[0]
+
+
 def test_forked_children_share_one_memory_cap(box):
-    if box.cgroup is None:
-        pytest.skip("este sistema no permite crear un cgroup de memoria")
+    cgroup = _cgroup(
+        box, "memory.max" if (Path("/sys/fs/cgroup") / "cgroup.controllers").exists() else "memory.limit_in_bytes"
+    )
     hog = box.new_kernel()
     code = (
         "import os, time, numpy\n"
@@ -243,11 +256,46 @@ def test_forked_children_share_one_memory_cap(box):
     )
     try:
         assert "sigo vivo" in printed(hog.run(code, 30))
-        peak_file = next(n for n in ("memory.max_usage_in_bytes", "memory.peak") if (box.cgroup / n).exists())
-        peak = int((box.cgroup / peak_file).read_text())
+        peak_file = next(n for n in ("memory.max_usage_in_bytes", "memory.peak") if (cgroup / n).exists())
+        peak = int((cgroup / peak_file).read_text())
         assert peak <= sandbox.MEMORY_PER_WORKER
     finally:
         hog.close()
+
+
+def _throttled(cgroup):
+    stats = dict(line.split() for line in (cgroup / "cpu.stat").read_text().splitlines())
+    return int(stats["nr_throttled"])
+
+
+def test_a_submission_spinning_in_many_processes_gets_one_core(box):
+    cgroup = _cgroup(box, "cpu.max" if CGROUP_V2 else "cpu.cfs_quota_us")
+    if (os.cpu_count() or 1) < 2:
+        pytest.skip("hace falta más de un núcleo para ver el límite")
+    spinner = box.new_kernel()
+    code = (
+        "import os, time\n"
+        "pipes = []\n"
+        "for _ in range(3):\n"
+        "    r, w = os.pipe()\n"
+        "    if os.fork() == 0:\n"
+        "        end = time.monotonic() + 3\n"
+        "        while time.monotonic() < end:\n"
+        "            pass\n"
+        "        os.write(w, str(time.process_time()).encode())\n"
+        "        os._exit(0)\n"
+        "    pipes.append(r)\n"
+        "print('cpu', sum(float(os.read(r, 100)) for r in pipes))\n"
+    )
+    try:
+        throttled = _throttled(cgroup)
+        used = float(printed(spinner.run(code, 30)).split("cpu")[1])
+        # Three processes spinning for 3 s: 9 s of CPU with three free cores, at most about 3 s with one; the
+        # cgroup held them back (however busy the rest of the machine was).
+        assert used < 3 * sandbox.CPU_PER_WORKER * 1.3, used
+        assert _throttled(cgroup) > throttled
+    finally:
+        spinner.close()
 
 
 def _student(kernel, code, name):
