@@ -14,6 +14,8 @@ from autograder import batch, cpu_time
 from autograder.course import find_lesson
 from autograder.demo import answered, blank, loops
 
+pytestmark = pytest.mark.maquina_entera  # it loads every core on purpose: run alone (see the Makefile)
+
 LESSON = find_lesson("06_desactivar_el_seguimiento")
 SLOW = 2.5  # seconds of CPU the slow answer spends in its first call (the limit of a call is 5)
 # Its first call burns CPU before answering: correct, slow, under the limit when counted in CPU time.
