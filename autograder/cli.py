@@ -70,8 +70,17 @@ def cmd_generar(args):
 
 
 def cmd_publicar(args):
-    edition = publish.build(args.destino)
+    repository = args.repositorio or publish.github_repository()
+    edition = publish.build(args.destino, repository)
     console.print(f"[green]✔[/green] Edición del estudiante en [bold]{edition}[/bold].")
+    if repository:
+        console.print(f"Los enlaces de Binder y de Colab apuntan a la rama estudiantes de {repository} (GitHub).")
+    else:
+        console.print(
+            f"[yellow]Los enlaces de Binder y de Colab dicen {publish.PLACEHOLDER}[/yellow]: este repositorio no "
+            "tiene un origin en GitHub. Publica otra vez con --repositorio USUARIO/REPOSITORIO (el repositorio de "
+            "GitHub al que subirás la rama estudiantes)."
+        )
     if args.rama:
         commit = publish.commit_to_branch(edition, args.rama)
         console.print(
@@ -261,9 +270,10 @@ def parser():
     publicar = commands.add_parser(
         "publicar",
         help="crea la edición del estudiante (sin soluciones ni pruebas ocultas)",
-        description="Crea la edición del estudiante: los cuadernos de notebooks/, las comprobaciones que importan, "
-        "binder/ y un README para estudiantes; nada de solutions/, de las pruebas ocultas ni de las herramientas "
-        "del instructor. Con --rama la guarda también como una rama de git lista para subir.",
+        description="Crea la edición del estudiante: los cuadernos de notebooks/, el paquete del estudiante "
+        "(estudiante/: las comprobaciones que importan, su README, requirements.txt, abrir_curso.py y el Makefile) "
+        "y binder/; nada de solutions/, de las pruebas ocultas ni de las herramientas del instructor. Con --rama la "
+        "guarda también como una rama de git lista para subir.",
     )
     publicar.add_argument(
         "destino",
@@ -273,6 +283,12 @@ def parser():
         help="carpeta de salida (por defecto, junto al repositorio: <curso>-estudiantes)",
     )
     publicar.add_argument("--rama", metavar="RAMA", help="guarda la edición como el siguiente commit de esta rama")
+    publicar.add_argument(
+        "--repositorio",
+        metavar="USUARIO/REPOSITORIO",
+        help="repositorio de GitHub de la edición, para los enlaces de Binder y Colab "
+        "(por defecto, el del origin de este repositorio, si está en GitHub)",
+    )
     publicar.set_defaults(func=cmd_publicar)
 
     steps = (

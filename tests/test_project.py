@@ -34,14 +34,30 @@ def test_every_requirement_is_pinned_and_torch_is_the_cpu_release():
         assert needed in requirements
 
 
-def test_binder_pins_the_same_versions_with_cpu_torch():
-    assert pins("binder/requirements.txt") == pins("requirements.txt")
-    binder = (ROOT / "binder" / "requirements.txt").read_text("utf-8")
-    assert "torch==2.13.0+cpu" in binder and "download.pytorch.org/whl/cpu" in binder
+def test_binder_installs_the_students_environment_with_cpu_torch():
+    """Binder opens the student edition, whose requirements.txt is the student package's (estudiante/)."""
+    binder = (ROOT / "binder" / "requirements.txt").read_text("utf-8").split()
+    assert binder[-2:] == ["-r", "../requirements.txt"]
+    assert "torch==2.13.0+cpu" in binder and "https://download.pytorch.org/whl/cpu" in binder
+    assert "torch>=2.13,<2.15" in (ROOT / "estudiante" / "requirements.txt").read_text("utf-8").split()
     assert (ROOT / "binder" / "apt.txt").read_text("utf-8").split() == ["graphviz"]
     assert (ROOT / "binder" / "runtime.txt").read_text("utf-8").strip() == "python-3.11"
     post_build = (ROOT / "binder" / "postBuild").read_text("utf-8")
-    assert "gradientes.lab_setup --estudiante" in post_build
+    assert "pip install --no-deps --no-build-isolation .\n" in post_build
+    assert "python -P -m gradientes.lab_setup --estudiante" in post_build
+
+
+def test_the_students_pins_are_the_instructors_versions():
+    """The student environment is the one the instructor's tests run in (less the instructor's tools)."""
+    instructor = pins("requirements.txt")
+    student = {
+        name: version
+        for line in (ROOT / "estudiante" / "requirements.txt").read_text("utf-8").splitlines()
+        if "==" in line
+        for name, version in [line.split("#")[0].strip().lower().replace("_", "-").split("==")]
+    }
+    assert len(student) > 100 and set(student) <= set(instructor)
+    assert {name: instructor[name] for name in student} == student
 
 
 def test_student_setup_names_real_nbgrader_extensions():

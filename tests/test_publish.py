@@ -1,16 +1,30 @@
-"""The student edition has no answers, and its lessons run with their visible checks."""
+"""The student edition: the student package and the lessons, with no answers and no instructor tool; its lessons
+run with their visible checks, its links point at its GitHub repository, and its launcher installs and opens it."""
 
+import importlib.util
 import os
+import re
+import signal
 import subprocess
+import sys
+import threading
+import time
+import types
+import urllib.request
+from contextlib import contextmanager
+from pathlib import Path
 
 import nbformat
 import pytest
-from helpers import HIDDEN, LESSONS, SOLUTION, read
+from helpers import HIDDEN, LESSONS, SOLUTION, chromium, read
 from nbclient import NotebookClient
 
-from autograder import publish
+from autograder import cli, publish
 from autograder.course import ROOT
 from autograder.demo import answered
+
+# What the instructor's tools need and a student must never have to install.
+INSTRUCTOR_ONLY = ("jupyterhub", "nbgrader", "psycopg", "pytest", "selenium", "ruff", "pandas")
 
 
 @pytest.fixture(scope="module")
@@ -44,9 +58,54 @@ def test_the_edition_has_no_solution_no_hidden_test_and_no_grading_tool(edition)
         assert not found, f"{path.relative_to(edition)} contiene {sorted(found)[:3]}"
         assert "BEGIN HIDDEN TESTS" not in text and "BEGIN SOLUTION" not in text
     names = {str(p.relative_to(edition)) for p in files}
-    assert not any(n.startswith(("solutions/", "tests/", ".ci/")) for n in names)
-    assert not {"autograder/verdict.py", "autograder/sandbox.py", "autograder/cli.py"} & names
+    assert not any(n.startswith(("solutions/", "tests/", ".ci/", "autograder/", "scripts/")) for n in names)
+    assert {"README.md", "pyproject.toml", "requirements.txt", "abrir_curso.py", "Makefile", "LICENSE"} <= names
+    assert {"gradientes/checks.py", "binder/postBuild", "notebooks/indice.md"} <= names
     assert "mybinder.org/v2/gh/USUARIO/REPOSITORIO/estudiantes" in (edition / "README.md").read_text("utf-8")
+
+
+def requirement_names(text):
+    """The projects a requirements file or a pyproject's dependencies name (lowercase)."""
+    return {m.lower() for m in re.findall(r"^\s*\"?([A-Za-z0-9][A-Za-z0-9._-]*)\s*[=<>~!;\"]", text, re.M)}
+
+
+def test_the_edition_needs_nothing_of_the_instructor(edition):
+    requirements = requirement_names((edition / "requirements.txt").read_text("utf-8"))
+    dependencies = requirement_names(
+        (edition / "pyproject.toml").read_text("utf-8").split("dependencies = [")[1].split("]")[0]
+    )
+    assert {"torch", "jupyterlab", "torchviz", "matplotlib", "ipywidgets"} <= requirements & dependencies
+    for name in INSTRUCTOR_ONLY:
+        assert not {n for n in requirements | dependencies if n.startswith(name)}, name
+    assert requirement_names(f"{INSTRUCTOR_ONLY[0]}==1\n") == {INSTRUCTOR_ONLY[0]}  # the reading finds a pin
+    # Exact pins, but PyTorch: the releases the course is proven on, as the package says.
+    torch = re.search(r"^torch(\S*)", (edition / "requirements.txt").read_text("utf-8"), re.M)[1]
+    assert torch == ">=2.13,<2.15" and f'"torch{torch}"' in (edition / "pyproject.toml").read_text("utf-8")
+    binder = (edition / "binder" / "requirements.txt").read_text("utf-8").split()
+    assert binder[-2:] == ["-r", "../requirements.txt"] and "torch==2.13.0+cpu" in binder
+    assert "--no-deps" in (edition / "binder" / "postBuild").read_text("utf-8")
+
+
+def test_make_lab_runs_the_launcher(edition):
+    result = subprocess.run(["make", "-n", "lab"], cwd=edition, capture_output=True, text=True, check=True)
+    assert result.stdout.split() == ["python3", "abrir_curso.py", "--cpu"]  # Linux: PyTorch for CPU only
+
+
+def test_the_edition_readme_lists_every_lesson_with_its_colab_link():
+    from autograder.course import syllabus
+
+    readme = (publish.STUDENT_PROJECT / "README.md").read_text("utf-8")
+    for number, lesson in enumerate(syllabus(), start=1):
+        colab = f"https://colab.research.google.com/github/{publish.PLACEHOLDER}/blob/estudiantes/notebooks/{lesson.id}"
+        row = f"| {number} | {lesson.titulo} | [abrir]({colab}/{lesson.notebook_name}) |"
+        assert row in readme
+    for command in (
+        "py abrir_curso.py",
+        "python3 abrir_curso.py --cpu",
+        "winget install graphviz",
+        "brew install graphviz",
+    ):
+        assert command in readme
 
 
 @pytest.mark.parametrize("lesson", [LESSONS[0], LESSONS[-1]], ids=lambda lesson: lesson.id)
@@ -81,3 +140,167 @@ def test_the_edition_is_committed_to_a_branch_without_touching_the_working_tree(
     assert parent == first
     status = subprocess.run(["git", "-C", str(clone), "status", "--porcelain"], capture_output=True, text=True).stdout
     assert status == ""
+
+
+# --- Binder and Colab: the links point at the edition's GitHub repository ----------------------------------------
+
+
+@pytest.fixture(scope="module")
+def published(tmp_path_factory):
+    """The edition as ``curso publicar --repositorio ana/gradientes`` writes it."""
+    folder = tmp_path_factory.mktemp("publicado") / "con-repositorio"
+    assert cli.main(["publicar", str(folder), "--repositorio", "ana/gradientes"]) == 0
+    return folder
+
+
+def test_publishing_with_a_repository_fills_the_binder_and_colab_links(published):
+    readme = (published / "README.md").read_text("utf-8")
+    assert "https://mybinder.org/v2/gh/ana/gradientes/estudiantes?urlpath=lab/tree/notebooks/indice.md" in readme
+    for lesson in LESSONS:
+        url = f"https://colab.research.google.com/github/ana/gradientes/blob/estudiantes/notebooks/{lesson.id}/{lesson.id}.ipynb"
+        assert f"[abrir]({url})" in readme
+    left = [p for p in published.rglob("*") if p.is_file() and publish.PLACEHOLDER in p.read_text("utf-8", "replace")]
+    assert not left, left
+
+
+def test_the_repository_comes_from_a_github_origin_or_a_spanish_note_says_what_to_do(tmp_path, capsys, monkeypatch):
+    clone = tmp_path / "clon"
+    subprocess.run(["git", "init", "-q", str(clone)], check=True)
+    assert publish.github_repository(clone) is None
+    for url in (
+        "https://github.com/ana/gradientes.git",
+        "git@github.com:ana/gradientes.git",
+        "https://github.com/ana/gradientes",
+    ):
+        subprocess.run(["git", "-C", str(clone), "remote", "remove", "origin"], capture_output=True)
+        subprocess.run(["git", "-C", str(clone), "remote", "add", "origin", url], check=True)
+        assert publish.github_repository(clone) == "ana/gradientes", url
+    subprocess.run(["git", "-C", str(clone), "remote", "set-url", "origin", "https://gitlab.com/ana/gradientes.git"])
+    assert publish.github_repository(clone) is None
+    with pytest.raises(ValueError, match="USUARIO/REPOSITORIO"):
+        publish.build(tmp_path / "mal", "ana/gradientes/estudiantes")
+
+    monkeypatch.setattr(publish, "github_repository", lambda: None)  # as in a repository with no GitHub origin
+    assert cli.main(["publicar", str(tmp_path / "sin-repositorio")]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "Los enlaces de Binder y de Colab dicen USUARIO/REPOSITORIO" in out and "--repositorio" in out
+
+
+# --- abrir_curso.py: the edition installs and opens itself, with or without make ----------------------------------
+
+LAUNCHER = publish.STUDENT_PROJECT / "abrir_curso.py"
+# Debian 12's own Python (3.11.2), the oldest the course accepts.
+DEBIAN_PYTHON = Path("/usr/bin/python3") if Path("/usr/bin/python3").exists() else Path(sys.executable)
+ADDRESS = re.compile(r"http://localhost:\d+/lab/tree/notebooks/indice\.md\?token=\w+")
+FIRST_INSTALL_LIMIT = 1200  # seconds: a fresh environment with PyTorch
+
+
+def launcher():
+    """``abrir_curso.py`` as a module."""
+    spec = importlib.util.spec_from_file_location("abrir_curso", LAUNCHER)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_launcher_accepts_python_3_11_2_to_3_13_and_only_warns_after(capsys):
+    abrir = launcher()
+    for version in ((3, 11, 2), (3, 12, 0), (3, 13, 5)):
+        abrir.check_python(version)
+    assert capsys.readouterr().out == ""
+    abrir.check_python((3, 14, 0))
+    assert "Aviso: el curso está probado con Python 3.11, 3.12 y 3.13" in capsys.readouterr().out
+    for version in ((3, 11, 1), (3, 10, 12)):
+        with pytest.raises(abrir.Stop, match=r"el curso necesita Python 3\.11\.2 o posterior"):
+            abrir.check_python(version)
+
+
+def test_the_launcher_says_in_spanish_what_failed(tmp_path, monkeypatch):
+    abrir = launcher()
+    monkeypatch.setattr(abrir, "VENV", tmp_path / ".venv")
+    without_venv = types.SimpleNamespace(util=types.SimpleNamespace(find_spec=lambda name: None))
+    monkeypatch.setattr(abrir, "importlib", without_venv)
+    with pytest.raises(abrir.Stop, match=r"le falta el módulo venv.*sudo apt-get install python3-venv"):
+        abrir.create_venv()
+    (tmp_path / ".venv").mkdir()
+    with pytest.raises(abrir.Stop, match=r"No se pudo completar este paso: las bibliotecas del curso.*internet"):
+        abrir.run([sys.executable, "-c", "raise SystemExit(1)"], "las bibliotecas del curso")
+
+
+def test_the_launcher_installs_pytorch_for_cpu_first_when_asked():
+    abrir = launcher()
+    [(what, command), *_] = abrir.install_steps(Path("python"), cpu=True)
+    assert what == "PyTorch solo para CPU"
+    assert command[-3:] == ["torch>=2.13,<2.15", "--index-url", "https://download.pytorch.org/whl/cpu"]
+    assert not any("--index-url" in command for _, command in abrir.install_steps(Path("python"), cpu=False))
+
+
+@contextmanager
+def open_course(edition, env):
+    """Run ``abrir_curso.py --sin-navegador`` in ``edition``; yield the address it prints and its output so far,
+    then stop it with Ctrl + C (as a student does). Its whole output is left in the list."""
+    course = subprocess.Popen(
+        [str(DEBIAN_PYTHON), "abrir_curso.py", "--sin-navegador"],
+        cwd=edition,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,  # its own process group: Ctrl + C reaches it and JupyterLab, as in a terminal
+    )
+    lines = []
+    reader = threading.Thread(target=lambda: lines.extend(course.stdout), daemon=True)
+    reader.start()
+    try:
+        deadline = time.monotonic() + FIRST_INSTALL_LIMIT
+        while not any(ADDRESS.search(line) for line in lines):
+            assert course.poll() is None, "".join(lines)
+            assert time.monotonic() < deadline, "".join(lines[-40:])
+            time.sleep(0.5)
+        yield next(ADDRESS.search(line)[0] for line in lines if ADDRESS.search(line)), lines
+    finally:
+        if course.poll() is None:
+            os.killpg(course.pid, signal.SIGINT)
+        assert course.wait(timeout=60) == 0, "".join(lines[-40:])
+        reader.join(timeout=10)
+
+
+def test_the_launcher_installs_the_edition_and_its_address_opens_the_index(tmp_path):
+    edition = publish.build(tmp_path / "curso")
+    constraints = tmp_path / "restricciones.txt"
+    constraints.write_text("torch==2.13.0\n")  # the release the course is proven on (its CPU build, if pip has it)
+    env = {**os.environ, "PIP_CONSTRAINT": str(constraints)}
+    started = time.monotonic()
+    with open_course(edition, env) as (address, output):
+        installed = time.monotonic() - started
+        with urllib.request.urlopen(address, timeout=30) as response:
+            page = response.read().decode()
+        assert "<title>JupyterLab" in page and '"treePath": "notebooks/indice.md"' in page
+        with chromium(tmp_path / "chromium") as driver:
+            from selenium.webdriver.common.by import By
+            from selenium.webdriver.support.ui import WebDriverWait
+
+            driver.get(address)
+            heading = WebDriverWait(driver, 120).until(
+                lambda d: d.find_elements(By.CSS_SELECTOR, ".jp-MarkdownViewer .jp-RenderedMarkdown h1")
+            )[0]
+            assert heading.text.startswith("Gradientes en PyTorch")
+            menus = [e.text for e in driver.find_elements(By.CSS_SELECTOR, ".lm-MenuBar-itemLabel")]
+            assert "Archivo" in menus and "Ejecutar" in menus, menus  # set up in Spanish
+    text = "".join(output)
+    assert "Creando el entorno virtual del curso" in text and "JupyterLab se cerró" in text
+    python = edition / ".venv" / "bin" / "python"
+    where = subprocess.run(
+        [str(python), "-P", "-c", "import gradientes.selfcheck, torch, torchviz; print(gradientes.__file__)"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert str(edition / ".venv") in where, "the package is installed, not read from the edition's folder"
+    size = subprocess.run(["du", "-sh", str(edition / ".venv")], capture_output=True, text=True).stdout.split()[0]
+    print(f"\nPrimera instalación: {installed:.0f} s; .venv: {size}")
+
+    started = time.monotonic()
+    with open_course(edition, env) as (again, output):  # the second time, nothing to install
+        assert time.monotonic() - started < 60
+        assert "El curso ya está instalado" in "".join(output) and again != address  # a new token
