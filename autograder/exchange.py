@@ -6,13 +6,26 @@ nbgrader workspace (its ``nbgrader_config.py`` names the exchange, the course an
 (``ana.garcia`` → ``ana_garcia``): the gradebook, the CSV and the formgrader then name everyone the same
 way. nbgrader finds each student's feedback by the secret of their submission, which ``devolver`` copies
 next to it.
+
+On a shared server a submission's owner is the operating system's account that made it: ``OwnerCheckedCollect``
+(nbgrader's collect plugin, set by ``_api``) refuses an entry of the inbound folder whose name says another
+student than the account that owns its files, and ``collect`` tells the instructor and lists it in
+``informes/entregas_rechazadas.csv``. ``release`` sets the sticky bit on the inbound folder, so that nobody
+renames or deletes an entry that is not theirs.
 """
 
+import csv
+import datetime
 import logging
+import os
+import pwd
 import shutil
+import stat
 from pathlib import Path
 
 from nbgrader.apps import NbGraderAPI
+from nbgrader.exchange.default.collect import ExchangeCollect
+from nbgrader.utils import parse_utc
 from traitlets.config.loader import PyFileConfigLoader
 
 from autograder import report
@@ -23,10 +36,75 @@ from autograder.submissions import student_id
 COLLECTED = "recogidas"
 # What nbgrader needs beside a feedback page to give it to the student who submitted.
 SUBMISSION_FILES = ("timestamp.txt", "submission_secret.txt")
+# Every refused submission, for the instructor: one row per entry of the inbound folder, kept across runs.
+REFUSED = Path("informes") / "entregas_rechazadas.csv"
+REFUSED_COLUMNS = ["fecha", "leccion", "entrada", "a_nombre_de", "cuenta", "motivo"]
 
 
 class ExchangeError(RuntimeError):
     """A step that could not be done (message in Spanish)."""
+
+
+def _account(uid):
+    try:
+        return pwd.getpwuid(uid).pw_name
+    except KeyError:
+        return f"uid {uid}"
+
+
+def refusal(path):
+    """Why the inbound entry ``path`` is not a submission of the account its name starts with (Spanish),
+    or ``None``. Its name is nbgrader's ``account+lesson+timestamp[+random]``; it must be a folder of plain
+    files and folders, all owned by that account and readable: a link could copy someone else's files, a
+    pipe would block the collection, an unreadable folder or a name without a date would stop it for
+    everyone."""
+    parts = os.path.basename(path).rsplit("+", 3)
+    try:
+        parse_utc(parts[2])
+    except (IndexError, ValueError, OverflowError):
+        return "su nombre no tiene la fecha de una entrega"
+    user = parts[0]
+    try:
+        uid = pwd.getpwnam(user).pw_uid
+    except KeyError:
+        return f"no existe la cuenta «{user}»"
+    top = os.lstat(path)
+    if top.st_uid != uid:
+        return f"es de la cuenta «{_account(top.st_uid)}», no de «{user}»"
+    if not stat.S_ISDIR(top.st_mode):
+        return "no es una carpeta"
+    try:
+        for folder, names, files in os.walk(path, onerror=_raise):
+            for name in names + files:
+                entry = os.lstat(os.path.join(folder, name))
+                if entry.st_uid != uid:
+                    return f"contiene «{name}», de la cuenta «{_account(entry.st_uid)}»"
+                if not (stat.S_ISDIR(entry.st_mode) or stat.S_ISREG(entry.st_mode)):
+                    return f"contiene «{name}», que no es un archivo ni una carpeta (¿un enlace?)"
+                if not os.access(os.path.join(folder, name), os.R_OK):
+                    return f"contiene «{name}», que no se puede leer"
+    except OSError as error:
+        return f"no se puede leer: {error.strerror}"
+    return None
+
+
+def _raise(error):
+    raise error
+
+
+class OwnerCheckedCollect(ExchangeCollect):
+    """nbgrader's collect, for a server shared by the class: an entry whose name and owner disagree (or
+    that cannot be read as a plain submission, see :func:`refusal`) is never collected. It stays in the
+    inbound folder, where ``collect`` reports it; the student's own latest submission is collected."""
+
+    def _path_to_record(self, path):
+        if refusal(path) is not None:  # grouped apart from every student, then left out
+            return {"username": None, "filename": os.path.basename(path), "timestamp": datetime.datetime.min}
+        return super()._path_to_record(path)
+
+    def init_src(self):
+        super().init_src()
+        self.src_records = [record for record in self.src_records if record["username"] is not None]
 
 
 def _api(workspace, **coursedir):
@@ -45,7 +123,43 @@ def _api(workspace, **coursedir):
     for name, value in coursedir.items():
         config.CourseDirectory[name] = value
     config.Application.log_level = logging.INFO
+    config.ExchangeFactory.collect = OwnerCheckedCollect
     return NbGraderAPI(config=config)
+
+
+def _inbound(api):
+    return Path(api.config.Exchange.root) / api.coursedir.course_id / "inbound"
+
+
+def refused_submissions(inbound, lesson_id):
+    """``{entry: (named student, owner, reason)}``: the entries of ``inbound`` for the lesson that
+    ``OwnerCheckedCollect`` does not collect."""
+    refused = {}
+    for path in sorted(Path(inbound).glob(f"*+{lesson_id}+*")):
+        reason = refusal(path)
+        if reason is not None:
+            refused[path.name] = (path.name.split("+", 1)[0], _account(path.lstat().st_uid), reason)
+    return refused
+
+
+def _note_refused(workspace, lesson_id, refused):
+    """Add the refusals not yet listed to ``informes/entregas_rechazadas.csv``; return its path."""
+    path = Path(workspace) / REFUSED
+    path.parent.mkdir(parents=True, exist_ok=True)
+    listed = set()
+    if path.exists():
+        with open(path, newline="", encoding="utf-8") as table:
+            listed = {row["entrada"] for row in csv.DictReader(table)}
+    new = not path.exists()
+    with open(path, "a", newline="", encoding="utf-8") as table:
+        writer = csv.writer(table)
+        if new:
+            writer.writerow(REFUSED_COLUMNS)
+        now = datetime.datetime.now().isoformat(timespec="seconds")
+        for entry, (user, owner, reason) in refused.items():
+            if entry not in listed:
+                writer.writerow([now, lesson_id, entry, user, owner, reason])
+    return path
 
 
 def _check(result, workspace, what):
@@ -59,7 +173,10 @@ def _check(result, workspace, what):
 def release(workspace, lesson_id, say=print):
     """Put a lesson in the exchange: each student sees it in their «Lista de lecciones» (nbgrader's Assignments)."""
     find_lesson(lesson_id)
-    _check(_api(workspace).release_assignment(lesson_id), workspace, f"repartir_{lesson_id}")
+    api = _api(workspace)
+    _check(api.release_assignment(lesson_id), workspace, f"repartir_{lesson_id}")
+    inbound = _inbound(api)
+    inbound.chmod(inbound.stat().st_mode | stat.S_ISVTX)  # like /tmp: only its owner renames or deletes an entry
     say(f"Repartida {lesson_id}: cada alumno la ve en su «Lista de lecciones» (menú Nbgrader) y la descarga.")
 
 
@@ -67,7 +184,17 @@ def collect(workspace, lesson_id, say=print):
     """The latest submission of each student, in ``recogidas/<id>/<lesson>/``; returns the students."""
     find_lesson(lesson_id)
     folder = Path(workspace) / COLLECTED
-    _check(_api(workspace, submitted_directory=COLLECTED).collect(lesson_id, update=True), workspace, "recoger")
+    api = _api(workspace, submitted_directory=COLLECTED)
+    refused = refused_submissions(_inbound(api), lesson_id)
+    _check(api.collect(lesson_id, update=True), workspace, "recoger")
+    if refused:
+        where = _note_refused(workspace, lesson_id, refused)
+        for entry, (user, _, reason) in refused.items():
+            say(f"! Entrega rechazada, no se recoge: «{entry}» dice ser de {user}, pero {reason}.")
+        say(
+            f"{len(refused)} entregas rechazadas de {lesson_id}: se conservan las que cada alumno hizo con su cuenta. "
+            f"Quedan anotadas en {where.relative_to(Path(workspace))} (el dueño de cada una es la cuenta que la hizo)."
+        )
     for submission in sorted(folder.glob(f"*/{lesson_id}")):
         user = submission.parent.name
         student = student_id(user)

@@ -135,7 +135,9 @@ def espacio_del_instructor(clase):
         "# Lo que se recoge del intercambio (curso recoger); curso calificar deja su copia en submitted/.\n"
         "c.CourseDirectory.submitted_directory = 'recogidas'\n"
         f"c.CourseDirectory.db_url = {clase.db_url!r}\n"
-        f"c.Exchange.root = {str(clase.intercambio)!r}\n",
+        f"c.Exchange.root = {str(clase.intercambio)!r}\n"
+        "# El dueño de una entrega es la cuenta que la hizo: una a nombre de otro no se recoge.\n"
+        "c.ExchangeFactory.collect = 'autograder.exchange.OwnerCheckedCollect'\n",
         encoding="utf-8",
     )
     os.chown(config, cuenta.pw_uid, cuenta.pw_gid)

@@ -572,6 +572,71 @@ def test_el_instructor_califica_una_reflexion_en_el_navegador(guide, tmp_path):
     assert table.loc["curso_beto", "total"] == table.loc["curso_beto", "puntos_automaticos"] + 1
 
 
+PLANT = """
+import json, os, sys
+folder = os.path.join(sys.argv[1], sys.argv[2])
+os.mkdir(folder)
+os.chmod(folder, 0o777)  # as nbgrader's own submit leaves it
+for name, text in json.loads(sys.stdin.read()).items():
+    with open(os.path.join(folder, name), "w") as file:
+        file.write(text)
+"""
+
+
+@on_this_machine
+def test_nadie_entrega_a_nombre_de_otro(guide):
+    """Beto, with his own account, puts in the inbound folder a submission named for Ana, later than hers
+    (with answers that earn no point). The instructor collects, grades and returns again: the forgery is
+    refused and reported in Spanish, Ana keeps her submission, her grade and her feedback."""
+    record, hub = guide.record, guide.record["hub"]
+    workspace, inbound = record["workspace"], record["exchange"] / COURSE / "inbound"
+    collected = workspace / "recogidas" / "curso_ana" / LESSON
+    before = {name: (collected / name).read_bytes() for name in ("timestamp.txt", f"{LESSON}.ipynb")}
+    ana_total = grades_table(guide).loc["curso_ana", "total"]
+    [genuine] = inbound.glob(f"{ANA}+{LESSON}+*")
+
+    # Nobody but Ana renames or deletes her entry, even knowing its name (the inbound folder is sticky).
+    assert inbound.stat().st_mode & 0o1000
+    moved = as_student(
+        BETO, "/usr/bin/python3", "-c", f"import os; os.rename({str(genuine)!r}, {str(genuine)!r} + 'x')"
+    )
+    assert "PermissionError" in moved.stderr, moved.stderr
+
+    later = "2999-01-01 00:00:00.000000 UTC"
+    files = {
+        f"{LESSON}.ipynb": nbformat.writes(hardcoded(find_lesson(LESSON))),
+        "timestamp.txt": later,
+        "submission_secret.txt": "0" * 128,
+    }
+    forged = f"{ANA}+{LESSON}+{later}+falsa"
+    planted = subprocess.run(
+        ["runuser", "-u", BETO, "--", "/usr/bin/python3", "-c", PLANT, str(inbound), forged],
+        input=json.dumps(files),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert planted.returncode == 0, planted.stderr
+    assert pwd.getpwuid((inbound / forged).stat().st_uid).pw_name == BETO
+    try:
+        said = " ".join(instructor(guide, f"curso recoger {LESSON}").split())
+        assert f"Entrega rechazada, no se recoge: «{forged}» dice ser de {ANA}, pero es de la cuenta «{BETO}»" in said
+        assert "informes/entregas_rechazadas.csv" in said and "curso_ana, curso_beto" in said
+        refused = pd.read_csv(workspace / "informes" / "entregas_rechazadas.csv")
+        assert refused[["entrada", "a_nombre_de", "cuenta"]].values.tolist() == [[forged, ANA, BETO]]
+        assert {name: (collected / name).read_bytes() for name in before} == before
+
+        instructor(guide, f"curso calificar recogidas --directorio . --leccion {LESSON}")
+        returned = " ".join(instructor(guide, f"curso devolver {LESSON}").split())
+        assert "devuelta a 2 alumnos" in returned
+        assert grades_table(guide).loc["curso_ana", "total"] == ana_total
+        hub.student(ANA, "fetch_feedback")
+        folder = hub.request("GET", ANA, f"/user/{ANA}/api/contents/{LESSON}/feedback").json()["content"]
+        assert [item["name"] for item in folder] == [before["timestamp.txt"].decode().strip()]
+    finally:
+        shutil.rmtree(inbound / forged)
+
+
 def test_curso_calificar_lee_el_libro_del_espacio_de_trabajo(tmp_path):
     assert curso.gradebook_url(tmp_path) == f"sqlite:///{tmp_path / 'gradebook.db'}?timeout=60"
     assert curso.gradebook_course(tmp_path) == ""
