@@ -14,10 +14,11 @@ import nbformat
 from nbgrader.api import Gradebook, MissingEntry
 
 from autograder import suspicious
-from autograder.course import find_lesson, gradebook_url, nbgrader_api, workspace_notebook
+from autograder.course import find_lesson, gradebook_url, is_test_cell, nbgrader_api, workspace_notebook
 from autograder.execute import KERNEL_DIED
 from autograder.kernel import LIMITS
 from autograder.preprocessors import KERNEL_DIED_NAME, RESTORED_MARK, TIMEOUT_NAME
+from autograder.verdict import REVIEW
 
 
 @dataclass
@@ -56,6 +57,22 @@ def execution_notes(notebook_path):
             elif output.ename == "MemoryError" or "can't allocate memory" in output.evalue:
                 memory = LIMITS[resource.RLIMIT_AS] // 1024**3
                 notes.append(f"la celda {number} se quedó sin memoria (límite de {memory} GiB)")
+    return list(dict.fromkeys(notes))
+
+
+def review_notes(notebook_path):
+    """What the test cells could not observe and left for the instructor (``gradientes.checks.flag``), as
+    ``ejN: …``; only test cells' outputs count, and the grader writes all of those."""
+    notebook = nbformat.read(notebook_path, as_version=4)
+    notes = []
+    for cell in notebook.cells:
+        if cell.cell_type != "code" or not is_test_cell(cell):
+            continue
+        exercise = cell.metadata.nbgrader.grade_id.split("_")[0]
+        for output in cell.get("outputs", []):
+            note = output.get("metadata", {}).get("gradientes", {}).get(REVIEW)
+            if output.output_type == "display_data" and isinstance(note, str):
+                notes.append(f"{exercise}: {note}")
     return list(dict.fromkeys(notes))
 
 
@@ -111,6 +128,9 @@ def grade_one(workspace, student, lesson_id, sealed=True):
             failure = technical_log(result, workspace, f"{student}_{lesson_id}")
             return Outcome(student, lesson_id, True, f"calificada, pero sin retroalimentación; {failure}")
         graded = workspace_notebook(workspace, "autograded", student, lesson_id)
+        flagged = review_notes(graded)
+        if flagged:
+            notes.append(f"para revisar a mano: {'; '.join(flagged)}")
         return Outcome(student, lesson_id, True, "; ".join(notes + execution_notes(graded)))
     except Exception as error:  # a grading failure must not stop the batch
         return Outcome(student, lesson_id, False, f"error inesperado al calificar: {error}")

@@ -24,6 +24,8 @@ from autograder.remote import ProtocolError, Recorder, RemoteCallable, RemoteErr
 from autograder.sandbox import KernelDied
 from gradientes.checks import (
     CALL_LIMIT,
+    FLAG_MARK,
+    FLAGS,
     CheckFailure,
     answer_unusable,
     call_text,
@@ -34,6 +36,7 @@ from gradientes.checks import (
 from gradientes.statement import SOURCES
 
 MAGIC = "%%comprobar"  # in the student's kernel, the cell magic of gradientes.selfcheck
+REVIEW = "revisar"  # the key, under "gradientes" in an output's metadata, of a test cell's note for the instructor
 CELL_LIMIT = 60  # seconds (of the kernel's CPU time) for all the calls of one test cell
 FORGET_LIMIT = 5  # seconds for the kernel to drop what a test cell sent it
 
@@ -132,7 +135,7 @@ def run_test_cell(source, kernel, allowed, name="celda de pruebas", sources=()):
     kernel.deadline = min(time.monotonic() + CELL_LIMIT * WALL_FACTOR, kernel.ends)
     kernel.call_limit, kernel.cell_cpu_ends = CALL_LIMIT, kernel.clock() + CELL_LIMIT
     error = None
-    token = SOURCES.set(list(sources))
+    token, flags = SOURCES.set(list(sources)), FLAGS.set([])
     mode = {"grad_enabled": _kernel_state(kernel)}
     try:
         code = compile(source, f"<{name}>", "exec")
@@ -161,11 +164,17 @@ def run_test_cell(source, kernel, allowed, name="celda de pruebas", sources=()):
             error = _error("CheckFailure", str(spanish))
     finally:
         kernel.deadline = None
+        notes = FLAGS.get()
         SOURCES.reset(token)
+        FLAGS.reset(flags)
         _kernel_state(kernel, mode["grad_enabled"])
     outputs = []
     if printed.getvalue():
         outputs.append(new_output("stream", name="stdout", text=printed.getvalue()))
+    # What the cell could not observe, for the instructor (see gradientes.checks.flag); never an error.
+    for note in dict.fromkeys(notes):
+        text = f"{FLAG_MARK} Para revisar a mano: {note}\n"
+        outputs.append(new_output("display_data", data={"text/plain": text}, metadata={"gradientes": {REVIEW: note}}))
     if error is not None:
         outputs.append(error)
     return outputs

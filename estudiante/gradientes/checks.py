@@ -6,6 +6,7 @@ and compared with a reference (autograd on a reference formula, or central
 finite differences), so a hard-coded number cannot pass.
 """
 
+import contextvars
 import math
 import random
 
@@ -13,7 +14,7 @@ import torch
 
 from gradientes.integrity import tampered_names
 from gradientes.remote_errors import RemoteError, Timeout, remote_properties
-from gradientes.statement import SOURCES, uses
+from gradientes.statement import SOURCES, read
 
 # Captured before any student code runs, so a replaced torch.allclose cannot help.
 _Tensor = torch.Tensor
@@ -563,30 +564,59 @@ def _quoted(apis):
     return ", ".join(f"«{api}»" for api in apis)
 
 
-def check_statement(student_fn, *, forbidden=(), required=(), hint=None):
-    """Check what the code behind ``student_fn`` (a function, or the name of an answer) uses, as the statement says.
+# The modules an answer's code may reach in an exercise that reads it (an allowlist: any other fails).
+ALLOWED_MODULES = (
+    "torch", "numpy", "math", "cmath", "random", "collections", "itertools", "functools", "dataclasses", "typing",
+    "numbers", "fractions", "statistics", "heapq", "bisect", "copy", "string", "time", "warnings", "graphlib",
+)  # fmt: skip
+UNREADABLE_HINT = (
+    "en este ejercicio escribe las llamadas tal cual, con nombres que tu cuaderno define o importa (sin getattr, "
+    "eval, globals(), atributos __…__ ni órdenes mágicas que ejecuten código), para que se pueda comprobar qué usa."
+)
 
-    ``forbidden`` and ``required`` are dotted prefixes (``"torch.autograd.functional"``) or method
-    names (``".backward"``). The code is the cell that defines the function and, transitively, the
-    definitions of the notebook's names it uses; the course's own packages (``autograder``, ``gradientes``) and
-    dynamic access (``getattr``, ``eval``…) are always refused there, since they would hide what it uses.
-    """
-    name = student_fn if isinstance(student_fn, str) else getattr(student_fn, "__name__", "tu función")
-    usage = uses(name)
-    if not usage.found:
+
+def _answer_name(student_fn):
+    return student_fn if isinstance(student_fn, str) else getattr(student_fn, "__name__", "tu función")
+
+
+def _read_answer(name):
+    """The complete reading of the answer ``name``; fails if it is not defined, or cannot be read in full."""
+    reading = read(name)
+    if not reading.found:
         fail(
             f"no encuentro en tu cuaderno dónde se define {name}.",
             "defínelo en su celda de respuesta (sin cambiarle el nombre) y vuelve a ejecutarla.",
         )
-    if usage.dynamic:
+    return reading
+
+
+def check_statement(student_fn, *, forbidden=(), required=(), modules=ALLOWED_MODULES, hint=None):
+    """Check that the code behind ``student_fn`` (a function, or the name of an answer) stays inside what the
+    statement allows. The reading fails closed (see :mod:`gradientes.statement`): the answer and everything it can
+    reach in the notebook is read in full; a name it cannot resolve, or dynamic access anywhere, fails; every
+    module it reaches must be one of ``modules``, never through a private part (``torch._C``); and no dotted
+    prefix (``"torch.autograd.functional"``) or method (``".backward"``) of ``forbidden`` may be reached.
+
+    ``required`` (names that must be mentioned) certifies nothing, since a mention may never run: observe the
+    skill with :class:`Watched`, or :func:`flag` it for the instructor.
+    """
+    name = _answer_name(student_fn)
+    reading = _read_answer(name)
+    if reading.unknown:
         fail(
-            f"{name} usa acceso dinámico ({_quoted(sorted(usage.dynamic))}).",
-            hint or "en este ejercicio escribe las llamadas tal cual, para que se pueda comprobar qué usa tu código.",
+            f"no se puede comprobar qué usa {name}: tu cuaderno tiene {', '.join(reading.unknown[:3])}.",
+            UNREADABLE_HINT,
         )
-    used = [api for api in ("autograder", "gradientes", *forbidden) if usage.mentions(api)]
+    outside = sorted(module for module in reading.modules() if module not in modules)
+    if outside:
+        fail(f"{name} usa {_quoted(outside)}, que el enunciado no permite en este ejercicio.", hint)
+    private = sorted(n for n in reading.names if any(part.startswith("_") for part in n.split(".")[1:]))
+    if private:
+        fail(f"{name} usa {_quoted(private[:3])}, una parte interna de una biblioteca.", hint or UNREADABLE_HINT)
+    used = [api for api in forbidden if reading.mentions(api)]
     if used:
         fail(f"{name} usa {_quoted(used)}, que el enunciado no permite en este ejercicio.", hint)
-    missing = [api for api in required if not usage.mentions(api)]
+    missing = [api for api in required if not reading.mentions(api)]
     if missing:
         fail(f"{name} no usa {_quoted(missing)}, que el enunciado pide en este ejercicio.", hint)
 
@@ -850,7 +880,7 @@ def check_backward_passes(watched, who, where, *, times, gradient=None, hint=Non
         )
 
 
-# What the checks of an exercise «sin autograd» refuse in the answer's code.
+# What the checks of an exercise «sin autograd» refuse in the answer's code (besides any module but the allowed ones).
 AUTOGRAD_APIS = (
     "torch.autograd",
     "torch.func",
@@ -858,13 +888,17 @@ AUTOGRAD_APIS = (
     "torch.set_grad_enabled",
     ".backward",
     ".grad",
+    ".grad_fn",
+    ".next_functions",
     ".retain_grad",
     ".requires_grad_",
+    ".register_hook",
+    ".register_post_accumulate_grad_hook",
 )
 
 
 def check_without_autograd(student_fn, hint=None):
-    """The statement asks for a computation by hand: the answer's code must not use autograd."""
+    """The statement asks for a computation by hand: the answer's code must not reach autograd (read in full)."""
     check_statement(
         student_fn,
         forbidden=AUTOGRAD_APIS,
@@ -873,26 +907,53 @@ def check_without_autograd(student_fn, hint=None):
 
 
 def check_uses_autograd(student_fn, hint=None):
-    """The statement asks for autograd: the answer's code must call ``backward()`` or ``torch.autograd.grad``."""
+    """The statement asks for autograd: the answer's code must mention ``backward()`` or ``torch.autograd.grad``."""
     check_statement(student_fn, hint=hint)
-    name = student_fn if isinstance(student_fn, str) else getattr(student_fn, "__name__", "tu función")
-    usage = uses(name)
-    if not (usage.mentions(".backward") or usage.mentions("torch.autograd.grad")):
+    name = _answer_name(student_fn)
+    reading = _read_answer(name)
+    if not (reading.mentions(".backward") or reading.mentions("torch.autograd.grad")):
         fail(
             f"{name} no usa autograd (ni backward() ni torch.autograd.grad), que el enunciado pide en este ejercicio.",
             hint or "aquí el gradiente lo calcula autograd: crea tu hoja, calcula la salida y llama a backward().",
         )
 
 
+# The note a test cell leaves for the instructor, when grading (a list the grader reads; None in the lab).
+FLAGS = contextvars.ContextVar("flags", default=None)
+FLAG_MARK = "ⓘ"
+
+
+def flag(text):
+    """What the statement asks and the grader cannot observe: a note for the instructor, never a point and never ✗.
+
+    ``text`` (Spanish) says what to look at in the student's code. When grading it reaches the submission's status
+    («para revisar a mano: …»), the class page and the feedback; in the lab the student reads it as a neutral note.
+    The cell keeps the points it earned by what the grader observed.
+    """
+    flags = FLAGS.get()
+    if flags is not None:
+        flags.append(text)
+    else:
+        print(f"{FLAG_MARK} Lo revisará tu profesor: {text}")
+
+
 PREDICTION_HINT = (
     "una predicción se razona, no se ejecuta: escríbela con valores literales o con Python corriente (números, "
-    "bool, listas, if y bucles), sin torch ni las funciones y tensores de la lección."
+    "bool, listas, if, bucles y las funciones de math), sin torch ni las funciones y tensores de la lección."
 )
 
 
 def check_prediction_is_plain(prediction):
-    """A prediction cannot be computed: its code, and the notebook's names it uses, must not mention ``torch``."""
-    check_statement(prediction, forbidden=("torch",), hint=PREDICTION_HINT)
+    """A prediction cannot be computed: its code, and everything it reaches in the notebook, may contain only
+    literals, operators, ``if``/loops/``return``, assignments to its own names, its parameters, ``math`` and a few
+    builtins (an allowlist, see :data:`gradientes.statement.PLAIN_NODES`); anything else, or a reading that is not
+    complete, fails."""
+    name = _answer_name(prediction)
+    reading = _read_answer(name)
+    modules = sorted(module for module in reading.modules() if module != "math")
+    shown = [*(f"«{m}»" for m in modules), *reading.unknown, *(f"«{item}»" for item in reading.not_plain)]
+    if shown:
+        fail(f"{name} usa {', '.join(shown[:4])}, y una predicción no se calcula con código.", PREDICTION_HINT)
 
 
 def check_prediction(value, expected, *, name="tu predicción", hint=None):

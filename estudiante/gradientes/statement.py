@@ -1,28 +1,100 @@
-"""What an answer's source uses: the grader's own reading of the code behind a student's function.
+"""What an answer's source can reach: the grader's own, complete reading of the code behind a student's answer.
 
-An exercise's statement may forbid an API (``torch.autograd.functional``) or require one
-(``torch.autograd.grad``). :func:`uses` reads the student's cells (the grader has them; in the
-lab, IPython's input history), finds the definition of the function and, transitively, of every
-name of the notebook it uses, and lists the dotted names that code mentions, with import aliases
-resolved (``F.jacobian`` after ``import torch.autograd.functional as F`` is
-``torch.autograd.functional.jacobian``). Dynamic access (``getattr``, ``eval``, ``__dict__``…) is
-reported too: it would hide what the code uses.
+An exercise's statement may forbid an API (``torch.autograd.functional``), or ask for a prediction made of plain
+Python. :func:`read` reads every code cell the student ran (the grader has them; in the lab, IPython's input
+history), in full: the names bound at the top level of a cell, inside ``if``/``try``/``with``/``for``/``while``,
+by a walrus or by a ``global`` inside a function, imports anywhere (an import inside a function is resolved too),
+decorators, default arguments and class bodies. From the answer's name it follows, transitively, every name the
+code can reach: all the bindings of each notebook name, and every statement that stores into it, calls one of its
+methods or hands it to another function. A name it cannot resolve, and any dynamic access anywhere in the notebook
+(``getattr``, ``eval``, ``globals()``, a dunder attribute, ``sys.modules``, an IPython magic that runs code it
+cannot read, a module attribute replaced…), makes the reading *unknown*: the checks built on it fail closed.
+
+The reading lists what the code reaches (dotted names with aliases resolved: ``F.jacobian`` after ``import
+torch.autograd.functional as F`` is ``torch.autograd.functional.jacobian``) and, for predictions, whether it stays
+inside an allowlist of plain Python (:attr:`Reading.not_plain`).
 """
 
 import ast
 import builtins
 import contextvars
 import functools
-import re
 
 # The student's code cells, in the order they ran, while the grader runs a test cell.
 SOURCES = contextvars.ContextVar("sources", default=None)
 
-DYNAMIC_CALLS = {"getattr", "eval", "exec", "compile", "__import__", "globals", "locals", "vars", "get_ipython"}
-DYNAMIC_ATTRIBUTES = {"__dict__", "__getattribute__", "__globals__", "__builtins__", "__code__", "__closure__"}
-DYNAMIC_MODULES = ("importlib", "sys.modules", "operator.attrgetter", "operator.methodcaller", "inspect", "ctypes")
-_MAGIC = re.compile(r"^\s*[%!]")
 _TEST_CELL = "run_cell_magic('comprobar'"
+_TEST_MAGIC = "%%comprobar"
+
+# Calls that read or write a namespace, or run text as code: wherever they are, no name can be resolved.
+DYNAMIC_CALLS = frozenset(
+    {
+        "getattr",
+        "setattr",
+        "delattr",
+        "eval",
+        "exec",
+        "compile",
+        "__import__",
+        "globals",
+        "locals",
+        "vars",
+        "breakpoint",
+    }
+)
+DYNAMIC_NAMES = frozenset(
+    {"__builtins__", "__import__", "__loader__", "__spec__", "get_ipython", "_ih", "_oh", "In", "Out"}
+)
+# Dunder attributes that only name or describe an object (reading them reaches nothing).
+PLAIN_DUNDERS = frozenset({"__name__", "__qualname__", "__doc__", "__version__", "__file__", "__module__", "__code__"})
+# Modules that reach namespaces, frames, other modules or code objects.
+DYNAMIC_MODULES = frozenset(
+    {
+        "importlib", "sys", "builtins", "inspect", "ctypes", "gc", "types", "__main__", "IPython", "runpy", "code",
+        "codeop", "pickle", "marshal", "copyreg", "dill", "cloudpickle", "operator", "ipykernel",
+    }
+)  # fmt: skip
+# What of those modules only reads a fact (the lessons' own cells use them).
+PLAIN_DYNAMIC = frozenset(
+    {
+        "importlib.util.find_spec",
+        "inspect.signature",
+        "sys.version",
+        "sys.version_info",
+        "sys.platform",
+        "IPython.display",
+    }
+)
+# Modules a module may expose as an attribute (``torch.nn.functional.torch``): a chain through one starts again there.
+_MODULE_ROOTS = DYNAMIC_MODULES | {"os", "torch", "numpy", "math", "random", "collections", "functools", "itertools"}
+# IPython magics: those that bind no name, and those whose text is Python run in the notebook (read as code).
+SAFE_MAGICS = frozenset(
+    {"matplotlib", "pip", "conda", "config", "pinfo", "pinfo2", "psearch", "html", "markdown", "latex", "javascript",
+     "svg", "bash", "sh", "writefile", "system", "getoutput"}
+)  # fmt: skip
+CODE_MAGICS = frozenset({"time", "timeit", "capture"})
+
+# A prediction may reach only these (besides literals, operators, its parameters and locals, and ``math``).
+PLAIN_BUILTINS = frozenset(
+    {"abs", "min", "max", "round", "float", "int", "bool", "len", "range", "sum", "pow", "list", "tuple", "dict", "set",
+     "str", "divmod", "sorted", "reversed", "enumerate", "zip", "any", "all", "print", "isinstance", "ValueError",
+     "NotImplementedError"}
+)  # fmt: skip
+PLAIN_METHODS = frozenset(
+    {"append", "extend", "insert", "pop", "index", "count", "copy", "reverse", "sort", "keys", "values", "items", "get",
+     "real", "imag", "is_integer", "conjugate", "join", "split", "strip", "lower", "upper", "startswith", "endswith"}
+)  # fmt: skip
+PLAIN_NODES = (
+    ast.FunctionDef, ast.arguments, ast.arg, ast.Return, ast.Assign, ast.AugAssign, ast.AnnAssign, ast.If, ast.For,
+    ast.While, ast.Break, ast.Continue, ast.Pass, ast.Expr, ast.Constant, ast.Name, ast.Load, ast.Store, ast.BinOp,
+    ast.UnaryOp, ast.BoolOp, ast.Compare, ast.IfExp, ast.Call, ast.keyword, ast.List, ast.Tuple, ast.Set, ast.Dict,
+    ast.Subscript, ast.Slice, ast.Starred, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp,
+    ast.comprehension, ast.JoinedStr, ast.FormattedValue, ast.Lambda, ast.Attribute, ast.NamedExpr, ast.operator,
+    ast.unaryop, ast.boolop, ast.cmpop, ast.Import, ast.ImportFrom, ast.alias, ast.Raise,
+)  # fmt: skip
+
+_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 
 
 def student_sources():
@@ -34,138 +106,525 @@ def student_sources():
         history = get_ipython().user_ns.get("In", [])  # IPython's builtin in a kernel
     except NameError:
         return []
-    return [cell for cell in history if isinstance(cell, str) and _TEST_CELL not in cell]
+    return [c for c in history if isinstance(c, str) and _TEST_CELL not in c and not c.lstrip().startswith(_TEST_MAGIC)]
+
+
+def _python(source):
+    """The Python that IPython runs for a cell (magics become ``get_ipython()`` calls), or None if IPython is absent."""
+    try:
+        from IPython.core.inputtransformer2 import TransformerManager
+    except ImportError:  # a bare Python: magics stay as they are, and do not parse
+        return None
+    return TransformerManager().transform_cell(source)
 
 
 @functools.lru_cache(maxsize=1024)
 def _parse(source):
-    """The module of one cell (IPython's magic and shell lines blanked), or None if it does not parse.
-
-    Parsed once per text: several checks of one submission read the same cells (the trees are only read)."""
-    code = "\n".join("" if _MAGIC.match(line) else line for line in source.split("\n"))
+    """``(module, reasons)`` of one cell: None if it does not parse (it ran nothing), and why it cannot be read."""
+    code = _python(source)
+    if code is None:
+        magic = any(line.lstrip().startswith(("%", "!")) for line in source.split("\n"))
+        return None, (["una orden mágica de IPython (%, !)"] if magic else [])
     try:
-        return ast.parse(code)
+        return ast.parse(code), []
     except (SyntaxError, ValueError):
+        return None, []
+
+
+def _magic(node):
+    """``(kind, name, code)`` for a call ``get_ipython().run_line_magic(name, …)`` (or a cell magic, or a shell
+    command), with the text run as Python for a magic that runs it; None for any other node."""
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
         return None
+    inner = node.func.value
+    if not (isinstance(inner, ast.Call) and isinstance(inner.func, ast.Name) and inner.func.id == "get_ipython"):
+        return None
+    kind, args = node.func.attr, node.args
+    if kind in ("system", "getoutput"):
+        return kind, kind, None
+    if kind not in ("run_line_magic", "run_cell_magic") or not args or not isinstance(args[0], ast.Constant):
+        return kind, None, None
+    text = args[-1].value if isinstance(args[-1], ast.Constant) and isinstance(args[-1].value, str) else None
+    return kind, args[0].value, text
 
 
-def _definitions(modules):
-    """``{name: [top-level nodes that last defined it]}`` and the import aliases of every cell."""
-    definitions, aliases = {}, {}
-    for module in modules:
-        for node in module.body:
-            names = []
-            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-                names = [node.name]
-            elif isinstance(node, ast.Assign | ast.AnnAssign | ast.AugAssign):
-                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-                names = [n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)]
-            for name in names:
-                if isinstance(node, ast.AugAssign):
-                    definitions.setdefault(name, []).append(node)
+class _Scope:
+    """A function, lambda, comprehension or class body: the names it binds (with what each import of them names)."""
+
+    def __init__(self, node, parent):
+        self.node, self.parent = node, parent
+        self.kind = "class" if isinstance(node, ast.ClassDef) else "function"
+        self.locals, self.declared_global, self.declared_nonlocal = {}, set(), set()
+        if isinstance(node, _COMPREHENSIONS):
+            for generator in node.generators:
+                self._targets(generator.target)
+            return
+        if isinstance(node, _FUNCTIONS):
+            arguments = node.args
+            every = [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs, arguments.vararg, arguments.kwarg]
+            for argument in every:
+                if argument is not None:
+                    self.locals.setdefault(argument.arg, [])
+        pending = list(node.body) if isinstance(node.body, list) else [node.body]
+        while pending:
+            child = pending.pop()
+            if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                self.locals.setdefault(child.name, [])
+                pending.extend([*child.decorator_list, *_outer_parts(child)])
+                continue  # its body is another scope
+            if isinstance(child, ast.Lambda):
+                pending.extend(_outer_parts(child))
+                continue
+            if isinstance(child, _COMPREHENSIONS):
+                pending.append(child.generators[0].iter)
+                pending.extend(n.target for n in ast.walk(child) if isinstance(n, ast.NamedExpr))
+                continue
+            if isinstance(child, ast.Name) and not isinstance(child.ctx, ast.Load):
+                self.locals.setdefault(child.id, [])
+            elif isinstance(child, ast.Import | ast.ImportFrom):
+                for name, target in _imported(child):
+                    self.locals.setdefault(name, []).append(target)
+            elif isinstance(child, ast.Global):
+                self.declared_global |= set(child.names)
+            elif isinstance(child, ast.Nonlocal):
+                self.declared_nonlocal |= set(child.names)
+            elif isinstance(child, ast.ExceptHandler) and child.name:
+                self.locals.setdefault(child.name, [])
+            elif isinstance(child, ast.MatchAs | ast.MatchStar) and child.name:
+                self.locals.setdefault(child.name, [])
+            elif isinstance(child, ast.MatchMapping) and child.rest:
+                self.locals.setdefault(child.rest, [])
+            pending.extend(ast.iter_child_nodes(child))
+        for name in self.declared_global | self.declared_nonlocal:
+            self.locals.pop(name, None)
+
+    def _targets(self, target):
+        for node in ast.walk(target):
+            if isinstance(node, ast.Name):
+                self.locals.setdefault(node.id, [])
+
+
+def _outer_parts(node):
+    """What a function, lambda or class evaluates in the scope around it: defaults, annotations, bases."""
+    if isinstance(node, ast.ClassDef):
+        return [*node.bases, *node.keywords]
+    arguments = node.args
+    parts = [*arguments.defaults, *(d for d in arguments.kw_defaults if d is not None)]
+    if not isinstance(node, ast.Lambda):
+        every = [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs, arguments.vararg, arguments.kwarg]
+        parts += [a.annotation for a in every if a is not None and a.annotation is not None]
+        parts += [node.returns] if node.returns is not None else []
+    return parts
+
+
+def _imported(node):
+    """``[(bound name, dotted name it stands for)]`` of an import; ``*`` for a star import."""
+    if isinstance(node, ast.Import):
+        found = []
+        for alias in node.names:
+            found.append(
+                (alias.asname, alias.name) if alias.asname else (alias.name.split(".")[0], alias.name.split(".")[0])
+            )
+        return found
+    module = "." * (node.level or 0) + (node.module or "")
+    return [(alias.asname or alias.name, f"{module}.{alias.name}") for alias in node.names]
+
+
+def _canonical(dotted):
+    """``torch.nn.functional.torch.autograd`` is ``torch.autograd``: a chain through a module exposed as an
+    attribute starts again at that module."""
+    parts = dotted.split(".")
+    for i in range(len(parts) - 1, 0, -1):
+        if parts[i] in _MODULE_ROOTS:
+            return ".".join(parts[i:])
+    return dotted
+
+
+def _under(dotted, prefixes):
+    return any(dotted == p or dotted.startswith(f"{p}.") for p in prefixes)
+
+
+def _dynamic_module(dotted):
+    """Whether a dotted name reaches a module that can reach namespaces, frames or code (and only reads a fact)."""
+    return dotted.split(".")[0] in DYNAMIC_MODULES and not _under(dotted, PLAIN_DYNAMIC)
+
+
+class _Walk:
+    """Walks code with its scopes, resolving every name it meets; ``visit(node, scope)`` sees each node."""
+
+    def __init__(self, notebook):
+        self.notebook = notebook
+
+    def run(self, node, scope, visit):
+        pending = [(node, scope)]
+        while pending:
+            node, scope = pending.pop()
+            visit(node, scope)
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.Lambda):
+                outer = [*getattr(node, "decorator_list", []), *_outer_parts(node)]
+                pending.extend((child, scope) for child in outer)
+                inner = _Scope(node, scope)
+                body = node.body if isinstance(node.body, list) else [node.body]
+                pending.extend((child, inner) for child in body)
+            elif isinstance(node, _COMPREHENSIONS):
+                inner = _Scope(node, scope)
+                first, *rest = node.generators
+                pending.append((first.iter, scope))
+                pending.append((first.target, inner))
+                pending.extend((child, inner) for child in first.ifs)
+                for generator in rest:
+                    pending.append((generator, inner))
+                parts = [node.key, node.value] if isinstance(node, ast.DictComp) else [node.elt]
+                pending.extend((child, inner) for child in parts)
+            else:
+                pending.extend((child, scope) for child in ast.iter_child_nodes(node))
+
+    def resolve(self, name, scope):
+        """``("local", [import targets])``, ``("global", None)``, ``("builtin", None)`` or ``("unknown", None)``."""
+        current, first = scope, True
+        while current is not None:
+            if current.kind == "class" and not first:
+                current = current.parent
+                continue
+            if name in current.declared_global:
+                break
+            if name in current.locals:
+                return "local", current.locals[name]
+            current, first = current.parent, False
+        if name in self.notebook.bindings:
+            return "global", None
+        if name in vars(builtins):
+            return "builtin", None
+        return "unknown", None
+
+
+class Notebook:
+    """Every cell read at once: each top-level name's bindings, the statements that change or hand out a name
+    (``changes``), the statements that call a top-level function (``calls``: what a function that changes a name
+    receives may end up in it), and what makes the whole reading unknown (``hidden``)."""
+
+    def __init__(self, sources):
+        self.bindings, self.changes, self.calls, self.stars, self.hidden, self.units = {}, {}, {}, [], [], []
+        self._order = {}
+        for source in sources:
+            module, reasons = _parse(source)
+            self.hidden += reasons
+            if module is not None:
+                self._add(module)
+        self.walk = _Walk(self)
+        for unit in self.units:
+            for name, target, how in _unit_bindings(unit):
+                if name == "*":
+                    self.stars.append(target)
+                elif name == ".":
+                    self.hidden.append(target)
                 else:
-                    definitions[name] = [node]
-        for node in ast.walk(module):
-            if isinstance(node, ast.Import):
-                for alias in node.names:
-                    root = alias.name.split(".")[0]
-                    aliases[alias.asname or root] = alias.name if alias.asname else root
-            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-                for alias in node.names:
-                    aliases[alias.asname or alias.name] = f"{node.module}.{alias.name}"
-    return definitions, aliases
+                    self._order.setdefault(name, []).append(how)
+                    self.bindings.setdefault(name, []).append((unit, target))
+        for unit in self.units:
+            self._scan(unit)
+        self.hidden = list(dict.fromkeys(self.hidden))
+
+    def _scan(self, unit):
+        """:meth:`_hiding` over one top-level statement, remembered for the bindings of the names it uses (the same
+        cell in the next test cell's reading is not walked again)."""
+        signature = tuple(
+            (n, tuple((id(u), t) for u, t in self.bindings[n]), tuple(self._order[n]))
+            for n in _names_in(unit)
+            if n in self.bindings
+        )
+        key = (id(unit), signature, tuple(self.stars))
+        found = _SCANS.get(key)
+        if found is None or found[0] is not unit:
+            hidden, changes, calls = len(self.hidden), {}, {}
+            self.changes, saved_changes = changes, self.changes
+            self.calls, saved_calls = calls, self.calls
+            self.walk.run(unit, None, functools.partial(self._hiding, unit))
+            self.changes, self.calls = saved_changes, saved_calls
+            found = (unit, self.hidden[hidden:], changes, calls)
+            del self.hidden[hidden:]
+            if len(_SCANS) > 20000:
+                _SCANS.clear()
+            _SCANS[key] = found
+        _, hidden, changes, calls = found
+        self.hidden += hidden
+        for name, units in changes.items():
+            self.changes.setdefault(name, []).extend(units)
+        for name, units in calls.items():
+            self.calls.setdefault(name, []).extend(units)
+
+    def _add(self, module):
+        """Index one module's top-level statements (and the Python that its code magics run)."""
+        for unit in module.body:
+            self.units.append(unit)
+            for node in ast.walk(unit):
+                magic = _magic(node)
+                if magic is None:
+                    continue
+                kind, name, text = magic
+                if name in CODE_MAGICS and text is not None:
+                    extra, reasons = _parse(text)
+                    self.hidden += reasons
+                    if extra is not None:
+                        self._add(extra)
+                elif name not in SAFE_MAGICS:
+                    self.hidden.append(f"la orden mágica de IPython «{name or kind}»")
+
+    def live(self, name):
+        """The bindings of ``name`` that may hold when a test cell runs: from its last direct binding on (cells run
+        in order), and any binding in a function before it."""
+        bindings, order = self.bindings.get(name, []), self._order.get(name, [])
+        last = max((i for i, how in enumerate(order) if how == "direct"), default=0)
+        return [b for i, (b, how) in enumerate(zip(bindings, order, strict=True)) if i >= last or how == "deferred"]
+
+    def _hiding(self, unit, node, scope):
+        """Record what in ``node`` can rebind a name or a module's attribute out of sight (``hidden``), and which
+        top-level names it changes or hands to other code (``changes``: reading a name reads them too)."""
+        if _magic(node) is not None:
+            return
+        resolve = self.walk.resolve
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in DYNAMIC_CALLS:
+            if resolve(node.func.id, scope)[0] in ("builtin", "unknown"):
+                self.hidden.append(f"{node.func.id}()")
+        if isinstance(node, ast.Name) and node.id in DYNAMIC_NAMES and not self._magic_receiver(node, unit):
+            self.hidden.append(f"«{node.id}»")
+        if isinstance(node, ast.Attribute):
+            if node.attr.startswith("__") and node.attr.endswith("__"):
+                if node.attr not in PLAIN_DUNDERS or not isinstance(node.ctx, ast.Load):
+                    self.hidden.append(f"el atributo «{node.attr}»")
+            parent = _parents_of(unit).get(id(node))
+            if not (isinstance(parent, ast.Attribute) and parent.value is node):  # the whole chain, not a part
+                self.hidden += [f"«{name}»" for name in self.dotted(node, scope) if _dynamic_module(name)]
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+            kind, imports = resolve(node.id, scope)
+            self.hidden += [f"«{name}»" for name in self.dotted(node, scope) if _dynamic_module(name) and "." in name]
+            module = any("." not in t for t in imports or []) or (kind == "global" and self._module_name(node.id))
+            parent = _parents_of(unit).get(id(node))
+            if module and not (isinstance(parent, ast.Attribute) and parent.value is node):
+                self.hidden.append(f"el módulo «{node.id}» usado como valor")
+        changed = None
+        if isinstance(node, ast.Attribute | ast.Subscript) and not isinstance(node.ctx, ast.Load):
+            changed = _root(node)
+            if changed is not None:
+                kind, imports = resolve(changed.id, scope)
+                if imports or (kind == "global" and self._module_alias(changed.id)):
+                    self.hidden.append(f"un cambio en el módulo «{changed.id}»")
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            changed = _root(node.func)  # a method may keep what it receives
+        if changed is not None and resolve(changed.id, scope)[0] == "global" and not self._imported(changed.id):
+            self.changes.setdefault(changed.id, []).append(unit)  # (a module's own changes are hidden, above)
+        if isinstance(node, ast.Call):
+            if isinstance(node.func, ast.Name) and resolve(node.func.id, scope)[0] == "global":
+                self.calls.setdefault(node.func.id, []).append(unit)
+            for argument in [*node.args, *(k.value for k in node.keywords)]:
+                argument = argument.value if isinstance(argument, ast.Starred) else argument
+                if isinstance(argument, ast.Name) and resolve(argument.id, scope)[0] == "global":
+                    if not self._defined(argument.id):  # a function handed out stays the code it is
+                        self.changes.setdefault(argument.id, []).append(unit)
+
+    def _defined(self, name):
+        """A top-level name that only ``def`` or ``class`` statements bind."""
+        kinds = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
+        units = [unit for unit, _ in self.bindings.get(name, [])]
+        return bool(units) and all(isinstance(u, kinds) and u.name == name for u in units)
+
+    def _imported(self, name):
+        """A top-level name that some import binds."""
+        return any(t is not None for _, t in self.bindings.get(name, []))
+
+    def _module_name(self, name):
+        """A top-level name that only ``import x`` binds (a module for certain)."""
+        targets = [t for _, t in self.bindings.get(name, [])]
+        return bool(targets) and all(t is not None and "." not in t for t in targets)
+
+    def _module_alias(self, name):
+        """A top-level name bound to a module, or to an attribute of one: by an import, or by assigning a chain."""
+        for unit, target in self.bindings.get(name, []):
+            if target is not None:
+                return True
+            for node in ast.walk(unit):
+                if isinstance(node, ast.Assign) and isinstance(node.value, ast.Name | ast.Attribute):
+                    named = any(isinstance(t, ast.Name) and t.id == name for t in node.targets)
+                    if named and self.dotted(node.value, None):
+                        return True
+        return False
+
+    @staticmethod
+    def _magic_receiver(node, unit):
+        """``get_ipython`` in the call of a magic (read as such, see :func:`_magic`)."""
+        parents = _parents_of(unit)
+        call = parents.get(id(node))
+        attribute = parents.get(id(call))
+        return node.id == "get_ipython" and _magic(parents.get(id(attribute))) is not None
+
+    def dotted(self, node, scope):
+        """The dotted names an attribute chain (or a name) stands for, when its root is an import."""
+        parts = []
+        while isinstance(node, ast.Attribute):
+            parts.append(node.attr)
+            node = node.value
+        if not isinstance(node, ast.Name):
+            return []
+        kind, imports = self.walk.resolve(node.id, scope)
+        roots = list(imports or [])
+        if kind == "global":
+            roots = [t for _, t in self.live(node.id) if t is not None]
+        if kind != "local":
+            roots += [f"{star}.{node.id}" for star in self.stars]
+        return [_canonical(".".join([root, *reversed(parts)])) for root in roots]
 
 
-def _dotted(node, aliases):
-    """``torch.autograd.grad`` for an attribute chain on a name (aliases resolved), else None."""
-    parts = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if not isinstance(node, ast.Name):
-        return None
-    root = aliases.get(node.id, node.id)
-    return ".".join([root, *reversed(parts)])
+_SCANS = {}  # (top-level statement, the bindings of the names it uses) -> what _hiding found there
+_SIMPLE = (
+    ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.Assign | ast.AnnAssign | ast.Import | ast.ImportFrom
+)
 
 
-_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+def _module_scope(name, scope):
+    """Whether ``name`` bound in ``scope`` is the notebook's top-level name (a comprehension binds in its enclosing
+    scope only through a walrus; counting its variables there too only reads more)."""
+    while scope is not None and isinstance(scope.node, _COMPREHENSIONS):
+        scope = scope.parent
+    return scope is None or name in scope.declared_global
 
 
-def _bound_here(scope):
-    """The names a function, lambda or comprehension binds in its own scope (parameters, assignments…)."""
-    if isinstance(scope, ast.ListComp | ast.SetComp | ast.DictComp | ast.GeneratorExp):
-        return {n.id for g in scope.generators for n in ast.walk(g.target) if isinstance(n, ast.Name)}
-    arguments = scope.args
-    every = [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs, arguments.vararg, arguments.kwarg]
-    names, declared = {a.arg for a in every if a is not None}, set()
-    pending = list(scope.body) if isinstance(scope.body, list) else [scope.body]
-    while pending:
-        node = pending.pop()
-        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
-            names.add(node.id)
-        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-            names.add(node.name)
-            continue  # its body is another scope
+@functools.lru_cache(maxsize=8192)
+def _unit_bindings(unit):
+    """``[(name, import target or None, how)]`` for every top-level name one statement binds, wherever inside it: in a
+    compound statement, a walrus, a ``global``. ``how`` is ``direct`` (a top-level statement that binds it whatever
+    came before, so earlier bindings no longer count), ``deferred`` (in a function: it may run at any later time) or
+    ``other`` (in a compound statement, or an augmented assignment). A star import is ``("*", module, None)``, and
+    what cannot be read ``(".", reason, None)``."""
+    found = []
+
+    def bind(name, scope, target=None):
+        how = "deferred" if scope is not None else "direct" if isinstance(unit, _SIMPLE) else "other"
+        found.append((name, target, how))
+
+    def visit(node, scope):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            if _module_scope(node.name, scope):
+                bind(node.name, scope)
+        elif isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            if _module_scope(node.id, scope):
+                bind(node.id, scope)
         elif isinstance(node, ast.Import | ast.ImportFrom):
-            names |= {(alias.asname or alias.name).split(".")[0] for alias in node.names}
-        elif isinstance(node, ast.Global | ast.Nonlocal):
-            declared |= set(node.names)
-        elif isinstance(node, ast.ExceptHandler) and node.name:
-            names.add(node.name)
-        if not isinstance(node, ast.Lambda | ast.ListComp | ast.SetComp | ast.DictComp | ast.GeneratorExp):
-            pending.extend(ast.iter_child_nodes(node))
-    return names - declared
+            for name, target in _imported(node):
+                if target.startswith("."):
+                    found.append((".", f"la importación relativa «{target}»", None))
+                elif isinstance(node, ast.ImportFrom) and _dynamic_module(target):
+                    found.append((".", f"la importación de «{target}»", None))
+                if name == "*":
+                    found.append(("*", target[:-2], None))
+                elif _module_scope(name, scope):
+                    bind(name, scope, target)
+        elif isinstance(node, ast.ExceptHandler | ast.MatchAs | ast.MatchStar) and node.name:
+            if _module_scope(node.name, scope):
+                bind(node.name, scope)
+        elif isinstance(node, ast.MatchMapping) and node.rest and _module_scope(node.rest, scope):
+            bind(node.rest, scope)
+
+    _Walk(None).run(unit, None, visit)
+    return found
 
 
-def _walk(node, bound=frozenset()):
-    """Every node under ``node``, with the names an enclosing function, lambda or comprehension binds there
-    (a parameter ``a`` is not the notebook's ``a``)."""
-    yield node, bound
-    inner = bound | _bound_here(node) if isinstance(node, _SCOPES) else bound
-    for child in ast.iter_child_nodes(node):
-        yield from _walk(child, inner)
+@functools.lru_cache(maxsize=8192)
+def _names_in(unit):
+    return frozenset(node.id for node in ast.walk(unit) if isinstance(node, ast.Name))
 
 
-class Usage:
-    """What the code behind a function mentions: ``names`` (dotted, aliases resolved) and ``attributes``."""
+def _root(node):
+    """The name at the root of ``a.b[c].d``, or None (``f(x).d`` belongs to what ``f`` returned, not to ``f``)."""
+    while isinstance(node, ast.Attribute | ast.Subscript):
+        node = node.value
+    return node if isinstance(node, ast.Name) else None
 
-    def __init__(self, found, names, attributes, dynamic):
-        self.found, self.names, self.attributes, self.dynamic = found, names, attributes, dynamic
+
+@functools.lru_cache(maxsize=4096)
+def _parents_of(unit):
+    parents = {}
+    for parent in ast.walk(unit):
+        for child in ast.iter_child_nodes(parent):
+            parents[id(child)] = parent
+    return parents
+
+
+@functools.lru_cache(maxsize=8)
+def _notebook(sources):
+    return Notebook(list(sources))
+
+
+class Reading:
+    """What the code behind an answer reaches: ``names`` (dotted, aliases resolved), ``attributes``, ``builtins``,
+    ``unknown`` (why the reading is not complete) and ``not_plain`` (what a prediction may not contain)."""
+
+    def __init__(self, found, names=(), attributes=(), used_builtins=(), unknown=(), not_plain=()):
+        self.found, self.names, self.attributes = found, set(names), set(attributes)
+        self.builtins, self.unknown, self.not_plain = set(used_builtins), list(unknown), list(not_plain)
 
     def mentions(self, api):
-        """Whether the code mentions ``api``: a dotted prefix (``torch.func``) or a method (``.backward``)."""
+        """Whether the code reaches ``api``: a dotted prefix (``torch.func``) or a method (``.backward``)."""
         if api.startswith("."):
             return api[1:] in self.attributes
-        return any(name == api or name.startswith(f"{api}.") for name in self.names)
+        return any(_under(name, [api]) for name in self.names)
+
+    def modules(self):
+        """The modules the code reaches (the first part of each dotted name)."""
+        return {name.split(".")[0] for name in self.names}
 
 
-def uses(function_name, sources=None):
-    """The :class:`Usage` of the code that defines ``function_name`` and the notebook names it uses."""
-    modules = [m for m in map(_parse, student_sources() if sources is None else sources) if m is not None]
-    definitions, aliases = _definitions(modules)
-    if function_name not in definitions:
-        return Usage(False, set(), set(), set())
-    names, attributes, dynamic = set(), set(), set()
-    pending, seen = [function_name], set()
+def read(answer_name, sources=None):
+    """The :class:`Reading` of the code that binds ``answer_name`` and of everything it can reach."""
+    notebook = _notebook(tuple(student_sources() if sources is None else sources))
+    if answer_name not in notebook.bindings:
+        return Reading(False)
+    reading = Reading(True, unknown=notebook.hidden)
+    pending, seen_units, seen_names = [], set(), set()
+
+    def reach(name):
+        if name in seen_names:
+            return
+        seen_names.add(name)
+        for unit, target in notebook.live(name):
+            if target is not None:
+                reading.names.add(_canonical(target))
+            pending.append(unit)
+        for unit in notebook.changes.get(name, []):
+            pending.append(unit)
+            if isinstance(unit, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                pending.extend(notebook.calls.get(unit.name, []))
+
+    def visit(node, scope):
+        if not isinstance(node, PLAIN_NODES):
+            reading.not_plain.append(type(node).__name__)
+        if isinstance(node, ast.FunctionDef) and node.decorator_list:
+            reading.not_plain.append("un decorador")
+        if isinstance(node, ast.Attribute):
+            reading.attributes.add(node.attr)
+            dotted = notebook.dotted(node, scope)
+            reading.names.update(dotted)
+            plain = all(_under(d, ["math"]) for d in dotted) if dotted else node.attr in PLAIN_METHODS
+            if not plain:
+                reading.not_plain.append(f".{node.attr}")
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+            kind, _ = notebook.walk.resolve(node.id, scope)
+            reading.names.update(notebook.dotted(node, scope))
+            if kind == "global":
+                reach(node.id)
+            elif kind == "builtin":
+                reading.builtins.add(node.id)
+                if node.id not in PLAIN_BUILTINS:
+                    reading.not_plain.append(node.id)
+            elif kind == "unknown" and not notebook.stars:
+                reading.unknown.append(f"el nombre «{node.id}», que el cuaderno no define")
+
+    reach(answer_name)
     while pending:
-        name = pending.pop()
-        if name in seen or name not in definitions:
+        unit = pending.pop()
+        if id(unit) in seen_units:
             continue
-        seen.add(name)
-        for definition in definitions[name]:
-            for node, bound in _walk(definition):
-                if isinstance(node, ast.Attribute):
-                    attributes.add(node.attr)
-                    if node.attr in DYNAMIC_ATTRIBUTES:
-                        dynamic.add(node.attr)
-                    dotted = _dotted(node, aliases)
-                    if dotted:
-                        names.add(dotted)
-                elif isinstance(node, ast.Name):
-                    if node.id in DYNAMIC_CALLS and node.id not in definitions and node.id not in bound:
-                        dynamic.add(node.id)
-                    names.add(node.id if node.id in bound else aliases.get(node.id, node.id))
-                    if node.id in definitions and node.id not in vars(builtins) and node.id not in bound:
-                        pending.append(node.id)
-    dynamic |= {name for name in names for module in DYNAMIC_MODULES if name == module or name.startswith(f"{module}.")}
-    return Usage(True, names, attributes, dynamic)
+        seen_units.add(id(unit))
+        notebook.walk.run(unit, None, visit)
+    reading.unknown = list(dict.fromkeys(reading.unknown))
+    reading.not_plain = list(dict.fromkeys(reading.not_plain))
+    return reading

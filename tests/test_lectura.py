@@ -1,0 +1,220 @@
+"""The reading behind «sin X» and predictions fails closed (issue 22): every cell read in full, every name resolved,
+anything hidden a failure; honest code in many styles keeps passing.
+
+Each case is the notebook's cells before the test cell (after the lesson's own imports cell) and the check it meets.
+"""
+
+import pytest
+
+from gradientes import checks
+from gradientes.checks import CheckFailure
+from gradientes.statement import SOURCES, read
+
+# The lessons' imports cell, Colab install included (a magic that binds no name, a fact read from importlib).
+IMPORTS = (
+    "import importlib.util\n"
+    "if importlib.util.find_spec('google') and importlib.util.find_spec('google.colab'):\n"
+    "    %pip install --quiet gradientes-pytorch\n"
+    "import math\n\nimport matplotlib.pyplot as plt\nimport torch\n\nimport gradientes.selfcheck  # noqa: F401\n"
+    "from gradientes.plots import plot_tangent\nfrom IPython.display import display\n"
+    "print('PyTorch', torch.__version__)\n"
+)
+LESSON = (
+    "def ejemplo(x):\n    return torch.sin(x)\n\n\nx = torch.ones(2, requires_grad=True)\n"
+    "with torch.enable_grad():\n    torch.sin(x).sum().backward()\nprint(type(x.grad_fn).__name__, x.grad)\n"
+)
+
+
+def outcome(check, cells, name):
+    token = SOURCES.set([IMPORTS, LESSON, *cells])
+    try:
+        check(name)
+    except CheckFailure as failure:
+        return failure.message
+    finally:
+        SOURCES.reset(token)
+    return None
+
+
+def prediction(*cells):
+    return outcome(checks.check_prediction_is_plain, cells, "prediccion")
+
+
+def by_hand(*cells):
+    return outcome(checks.check_without_autograd, cells, "derivada")
+
+
+HONEST_PREDICTIONS = {
+    "literales": "prediccion = [3.0, 6.0]\n",
+    "aritmética": "def prediccion(x):\n    return [3 * x * x, 2 * x + 1]\n",
+    "math importado en la celda": "import math\n\n\ndef prediccion(a, x0):\n    return a * math.exp(x0)\n",
+    "from math": (
+        "from math import sqrt\n\n\ndef prediccion(v):\n    return [0.5 / sqrt(a) if a > 0 else math.nan for a in v]\n"
+    ),
+    "bucle y lista": (
+        "def prediccion(x):\n    vueltas, nombres = 0, []\n    while abs(x) < 1:\n        x = x * 2\n"
+        "        vueltas += 1\n        nombres.append('MulBackward0')\n    return ['SinBackward0'] + nombres\n"
+    ),
+    "una ayuda suya": "def doble(v):\n    return 2 * v\n\n\ndef prediccion(a, c):\n    return doble(a), float(c)\n",
+    "un parámetro que se llama como un tensor de la lección": "def prediccion(x):\n    return float(x) * 3\n",
+    "una lambda y una comprensión": "def prediccion(a):\n    return [(lambda k: k)(i) for i in range(a)]\n",
+    "reescrita en otra celda": (
+        "def prediccion(x):\n    return torch.ones(1).item()\n\n\ndef prediccion(x):\n    return x\n"
+    ),
+}
+
+# Predictions that reach torch (or cannot be read): each family of the issue.
+COMPUTED_PREDICTIONS = {
+    "torch dentro": "def prediccion(x):\n    return torch.tensor(x).item()\n",
+    "una función de la lección": "def prediccion(x):\n    return ejemplo(x)\n",
+    "un tensor de la lección": "def prediccion(a):\n    return float(x.sum()) + a\n",
+    "un nombre dentro de if True": (
+        "if True:\n    ayuda = torch.ones\n\n\ndef prediccion(x):\n    return ayuda(1).item()\n"
+    ),
+    "un nombre dentro de try": (
+        "try:\n    ayuda = torch.ones\nexcept Exception:\n    pass\n\n\ndef prediccion(x):\n"
+        "    return ayuda(1).item()\n"
+    ),
+    "un nombre dentro de with": (
+        "with torch.no_grad():\n    ayuda = torch.ones\n\n\ndef prediccion(x):\n    return ayuda(1).item()\n"
+    ),
+    "un nombre de un for": "for ayuda in [torch.ones]:\n    pass\n\n\ndef prediccion(x):\n    return ayuda(1).item()\n",
+    "una morsa": "(ayuda := torch.ones)\n\n\ndef prediccion(x):\n    return ayuda(1).item()\n",
+    "un global dentro de una función": (
+        "def preparar():\n    global ayuda\n    ayuda = torch.ones\n\n\npreparar()\n\n\n"
+        "def prediccion(x):\n    return ayuda(1).item()\n"
+    ),
+    "una importación dentro de la función": (
+        "def prediccion(x):\n    from torch import ones\n\n    return ones(1).item()\n"
+    ),
+    "un alias de torch": "t = torch\n\n\ndef prediccion(x):\n    return t.ones(1).item()\n",
+    "un alias de una función de torch": "uno = torch.ones\n\n\ndef prediccion(x):\n    return uno(1).item()\n",
+    "un argumento por omisión": "def prediccion(x, ayuda=torch.ones):\n    return ayuda(1).item()\n",
+    "un decorador": (
+        "def calcula(f):\n    return lambda x: torch.ones(1).item()\n\n\n@calcula\ndef prediccion(x):\n    return x\n"
+    ),
+    "math reemplazado": (
+        "math.floor = lambda v: torch.ones(1).item()\n\n\ndef prediccion(x):\n    return math.floor(x)\n"
+    ),
+    "un diccionario que se llena después": (
+        "ayudas = {}\n\n\ndef registrar(nombre, f):\n    ayudas[nombre] = f\n\n\nregistrar('uno', torch.ones)\n\n\n"
+        "def prediccion(x):\n    return ayudas['uno'](1).item()\n"
+    ),
+    "acceso dinámico en otra celda": "def prediccion(x):\n    return x\n\n\nglobals()['prediccion'] = ejemplo\n",
+    "getattr": "def prediccion(x):\n    return getattr(math, 'floor')(x)\n",
+    "un atributo dunder": "def prediccion(x):\n    return x.__class__.__mro__\n",
+    "una orden mágica que ejecuta código": (
+        "%time ayuda = torch.ones\n\n\ndef prediccion(x):\n    return ayuda(1).item()\n"
+    ),
+    "una celda mágica": "%%time\nayuda = torch.ones\n",
+    "una orden mágica desconocida": "%run otro.py\n",
+    "un nombre que el cuaderno no define": "def prediccion(x):\n    return misterio(x)\n",
+    "una importación con asterisco": "from torch import *\n\n\ndef prediccion(x):\n    return abs(x)\n",
+    "redefinida después dentro de un if": (
+        "def prediccion(x):\n    return x\n\n\nif True:\n\n    def prediccion(x):\n"
+        "        return torch.ones(1).item()\n"
+    ),
+}
+
+
+@pytest.mark.parametrize("code", HONEST_PREDICTIONS.values(), ids=HONEST_PREDICTIONS)
+def test_a_prediction_in_plain_python_passes(code):
+    assert prediction(code) is None
+
+
+@pytest.mark.parametrize("code", COMPUTED_PREDICTIONS.values(), ids=COMPUTED_PREDICTIONS)
+def test_a_prediction_that_can_reach_anything_but_plain_python_fails(code):
+    cells = [code] if "prediccion" in code else [code, "def prediccion(x):\n    return ayuda(1).item()\n"]
+    message = prediction(*cells)
+    assert message is not None and "una predicción no se calcula con código" in message, message
+
+
+HONEST_BY_HAND = {
+    "con torch": "def derivada(x):\n    return 3 * torch.cos(3 * x)\n",
+    "con una ayuda y un print": (
+        "def coseno(v):\n    print('coseno de', v)\n    return torch.cos(v)\n\n\n"
+        "def derivada(x):\n    return 3 * coseno(3 * x)\n"
+    ),
+    "con numpy": (
+        "import numpy as np\n\n\ndef derivada(x):\n    return torch.from_numpy(3 * np.cos(3 * x.detach().numpy()))\n"
+    ),
+    "con bucles y comprensiones": (
+        "def derivada(x):\n    return torch.stack([3 * torch.cos(3 * v) for v in x.reshape(-1)]).reshape(x.shape)\n"
+    ),
+    "reasignada con un registro": (
+        "registro = []\n\n\ndef registrar(f):\n    registro.append(f.__name__)\n    return f\n\n\n"
+        "def derivada(x):\n    return 3 * torch.cos(3 * x)\n\n\nderivada = registrar(derivada)\n"
+    ),
+    "con una importación dentro": "def derivada(x):\n    import math\n\n    return 3 * torch.cos(3 * x) * math.e**0\n",
+    "una clase": (
+        "class Derivada:\n    def __call__(self, x):\n        return 3 * torch.cos(3 * x)\n\n\nderivada = Derivada()\n"
+    ),
+}
+
+WITH_AUTOGRAD = {
+    "backward": (
+        "def derivada(x):\n    x = x.detach().requires_grad_()\n    torch.sin(3 * x).backward()\n    return x.grad\n"
+    ),
+    "importada dentro de la función": (
+        "def derivada(x):\n    from torch.autograd import grad as g\n\n    x = x.detach().clone()\n"
+        "    x.requires_grad = True\n    return g(torch.sin(3 * x), x)[0]\n"
+    ),
+    "importada dentro de un if": (
+        "if True:\n    from torch.autograd import grad as g\n\n\ndef derivada(x):\n"
+        "    return g(torch.sin(3 * x), x)[0]\n"
+    ),
+    "una ayuda definida en un try": (
+        "try:\n\n    def ayuda(y, x):\n        y.backward()\n        return x\n\nexcept Exception:\n    pass\n\n\n"
+        "def derivada(x):\n    return ayuda(torch.sin(x), x)\n"
+    ),
+    "un alias de torch.autograd": "A = torch.autograd\n\n\ndef derivada(x):\n    return A.grad(torch.sin(x), x)[0]\n",
+    "por un módulo que torch expone": "def derivada(x):\n    return torch.nn.functional.torch.autograd.grad(x, x)\n",
+    "una parte interna de torch": "def derivada(x):\n    return torch._C._VariableFunctions.sin(x)\n",
+    "otra biblioteca": "import sympy\n\n\ndef derivada(x):\n    return sympy.diff(x)\n",
+    "getattr": "def derivada(x):\n    return getattr(torch.sin(x), 'back' + 'ward')()\n",
+    "eval": "def derivada(x):\n    return eval('x.grad')\n",
+    "el grad_fn llamado a mano": "def derivada(x):\n    return torch.sin(x).grad_fn(torch.ones(()))\n",
+    "un módulo del curso": (
+        "from gradientes import checks as c\n\n\ndef derivada(x):\n    return c.reference_gradients(torch.sin, x)\n"
+    ),
+    "una lista llena después": (
+        "ayudas = []\nayudas.append(torch.autograd.grad)\n\n\ndef derivada(x):\n    return ayudas[0](torch.sin(x), x)\n"
+    ),
+}
+
+
+@pytest.mark.parametrize("code", HONEST_BY_HAND.values(), ids=HONEST_BY_HAND)
+def test_an_honest_answer_by_hand_passes(code):
+    assert by_hand(code) is None
+
+
+@pytest.mark.parametrize("code", WITH_AUTOGRAD.values(), ids=WITH_AUTOGRAD)
+def test_autograd_reached_by_any_path_fails_an_answer_by_hand(code):
+    assert by_hand(code) is not None
+
+
+def test_the_reading_names_what_it_found_and_resolves_aliases():
+    sources = [IMPORTS, "import torch.autograd.functional as F\n\n\ndef jac(f, x):\n    return F.jacobian(f, x)\n"]
+    reading = read("jac", sources)
+    assert reading.found and not reading.unknown
+    assert reading.mentions("torch.autograd.functional") and "torch.autograd.functional.jacobian" in reading.names
+    assert not read("no_existe", sources).found
+    message = outcome(checks.check_statement, ["def f(x):\n    return torch.optim.SGD\n"], "f")
+    assert message is None
+    token = SOURCES.set([IMPORTS, "def f(x):\n    return torch.optim.SGD([x], lr=1)\n"])
+    try:
+        with pytest.raises(CheckFailure, match=r"«torch\.optim»"):
+            checks.check_statement("f", forbidden=("torch.optim",))
+    finally:
+        SOURCES.reset(token)
+
+
+def test_a_flag_is_a_neutral_note_in_the_lab_and_a_note_for_the_grader(capsys):
+    checks.flag("que use retain_grad()")
+    assert capsys.readouterr().out.strip() == "ⓘ Lo revisará tu profesor: que use retain_grad()"
+    token = checks.FLAGS.set([])
+    try:
+        checks.flag("que use retain_grad()")
+        assert checks.FLAGS.get() == ["que use retain_grad()"] and capsys.readouterr().out == ""
+    finally:
+        checks.FLAGS.reset(token)
