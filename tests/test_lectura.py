@@ -152,6 +152,10 @@ HONEST_BY_HAND = {
 }
 
 WITH_AUTOGRAD = {
+    "reasignada: la definición de antes cuenta": (
+        "def registrar(f):\n    return f\n\n\ndef derivada(x):\n    return torch.autograd.grad(x, x)\n\n\n"
+        "derivada = registrar(derivada)\n"
+    ),
     "backward": (
         "def derivada(x):\n    x = x.detach().requires_grad_()\n    torch.sin(3 * x).backward()\n    return x.grad\n"
     ),

@@ -372,9 +372,13 @@ class Notebook:
 
     def live(self, name):
         """The bindings of ``name`` that may hold when a test cell runs: from its last direct binding on (cells run
-        in order), and any binding in a function before it."""
+        in order), and any binding in a function before it. A binding that reads the name (``f = registrar(f)``)
+        keeps the ones before it."""
         bindings, order = self.bindings.get(name, []), self._order.get(name, [])
-        last = max((i for i, how in enumerate(order) if how == "direct"), default=0)
+        direct = [i for i, how in enumerate(order) if how == "direct"]
+        last = direct.pop() if direct else 0
+        while last and name in _loads_in(bindings[last][0]):
+            last = direct.pop() if direct else 0
         return [b for i, (b, how) in enumerate(zip(bindings, order, strict=True)) if i >= last or how == "deferred"]
 
     def _hiding(self, unit, node, scope):
@@ -526,6 +530,13 @@ def _unit_bindings(unit):
 
     _Walk(None).run(unit, None, visit)
     return found
+
+
+@functools.lru_cache(maxsize=8192)
+def _loads_in(unit):
+    return frozenset(
+        node.id for node in ast.walk(unit) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)
+    )
 
 
 @functools.lru_cache(maxsize=8192)
