@@ -20,6 +20,7 @@ EXAMPLE = HERE / "clase.toml"
 PROXY = HERE / "node_modules" / ".bin" / "configurable-http-proxy"
 USER_NAME = re.compile(r"^[a-z_][a-z0-9_.-]{0,31}$")
 COURSE_ID = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
+SIZE = re.compile(r"^(\d+(?:\.\d+)?)\s*([KMGT]?)i?B?$", re.I)
 
 
 class ClaseInvalida(ValueError):
@@ -44,6 +45,9 @@ class Clase:
     autenticador: str
     configuracion_extra: str
     entorno_alumnos: Path
+    memoria: int  # bytes for each student's server and all it starts (0: no limit)
+    cpu: float  # cores
+    procesos: int
     archivo: Path
 
     @property
@@ -85,10 +89,10 @@ def leer(archivo=None):
         raise ClaseInvalida(f"no existe «{archivo}» (la descripción del curso, ver despliegue/clase.toml).") from None
     except tomllib.TOMLDecodeError as error:
         raise ClaseInvalida(f"«{archivo}» no es TOML válido: {error}.") from None
-    curso, personas, hub = (datos.get(parte, {}) for parte in ("curso", "personas", "hub"))
+    secciones = {parte: datos.get(parte, {}) for parte in ("curso", "personas", "hub", "limites")}
 
     def valor(seccion, nombre, tipo, defecto=None):
-        value = {"curso": curso, "personas": personas, "hub": hub}[seccion].get(nombre, defecto)
+        value = secciones[seccion].get(nombre, defecto)
         if value is None:
             raise ClaseInvalida(f"«{archivo}»: falta [{seccion}] {nombre}.")
         if not isinstance(value, tipo) or isinstance(value, bool) is not (tipo is bool):
@@ -118,6 +122,9 @@ def leer(archivo=None):
         autenticador=valor("hub", "autenticador", str, "pam"),
         configuracion_extra=valor("hub", "configuracion_extra", str, ""),
         entorno_alumnos=Path(valor("hub", "entorno_alumnos", str, "") or REPO / ".venv"),
+        memoria=tamano(archivo, valor("limites", "memoria", str, "0")),
+        cpu=float(valor("limites", "cpu", (int, float), 0)),
+        procesos=valor("limites", "procesos", int, 0),
         archivo=archivo,
     )
     if not COURSE_ID.match(clase.id):
@@ -133,7 +140,18 @@ def leer(archivo=None):
         raise ClaseInvalida(f"«{archivo}»: {', '.join(repetidos)} aparece más de una vez en [personas].")
     if clase.libro and not clase.libro.startswith(("postgresql:", "postgresql+", "sqlite:")):
         raise ClaseInvalida(f"«{archivo}»: el libro es una URL postgresql://... o sqlite:///..., no «{clase.libro}».")
+    if clase.cpu < 0 or clase.procesos < 0:
+        raise ClaseInvalida(f"«{archivo}»: [limites] cpu y procesos no pueden ser negativos.")
     return clase
+
+
+def tamano(archivo, texto):
+    """Bytes of a size written like «3G», «1536M» or «0» (no limit)."""
+    match = SIZE.match(texto.strip())
+    if not match:
+        raise ClaseInvalida(f"«{archivo}»: [limites] memoria es un tamaño como «3G» o «1536M», no «{texto}».")
+    number, unit = match.groups()
+    return int(float(number) * 1024 ** "_KMGT".index(unit.upper() or "_"))
 
 
 class Argumentos(argparse.ArgumentParser):

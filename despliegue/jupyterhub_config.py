@@ -15,6 +15,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import paginas_hub
 from clase import PROXY, leer
+from limites import LimitedSpawner
 
 clase = leer()
 c = get_config()  # noqa: F821 (traitlets)
@@ -53,6 +54,12 @@ c.Spawner.environment = {
 }
 c.Spawner.start_timeout = 120
 c.Spawner.http_timeout = 120
+# Each server and all it starts (kernels, terminals) in a cgroup of its own, within clase.toml's [limites].
+c.JupyterHub.spawner_class = LimitedSpawner
+c.LimitedSpawner.memory = clase.memoria
+c.LimitedSpawner.cpu = clase.cpu
+c.LimitedSpawner.processes = clase.procesos
+c.LimitedSpawner.group = f"jupyterhub-{clase.id}"
 
 # The formgrader: a single-user server run as the instructor in the nbgrader workspace, reached at
 # /services/<id>/formgrader by the members of the group formgrade-<id> (nbgrader's convention).

@@ -47,7 +47,11 @@ INITDB = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"))
 COURSE = "gradientes"
 LESSON = "01_tensores_y_requires_grad"
 INSTRUCTOR, ANA, BETO = "curso-prof", "curso-ana", "curso-beto"
-ACCOUNTS = (INSTRUCTOR, ANA, BETO)
+# A whole class at once (test_una_clase_entera_a_la_vez): rounds of these many students, each round its own
+# accounts. 3 here; scripts/carga_de_clase.py asks for more rounds and bigger ones.
+LOAD_ROUNDS = [int(n) for n in os.environ.get("CURSO_CARGA", "3").split(",")]
+LOAD_STUDENTS = tuple(f"curso-c{number:02d}" for number in range(1, sum(LOAD_ROUNDS) + 1))
+ACCOUNTS = (INSTRUCTOR, ANA, BETO, *LOAD_STUDENTS)
 DEBIAN_PYTHON = "/usr/bin/python3"  # the guide installs both environments with it
 LOCK = Path(tempfile.gettempdir()) / "curso-despliegue-pruebas.lock"
 
@@ -211,6 +215,7 @@ def edit_the_class(guide, match):
     text = text.replace('url = "http://0.0.0.0:8000"', f'url = "http://127.0.0.1:{ports["proxy"]}"')
     for key, port in (("puerto_hub", "hub"), ("puerto_api_proxy", "api"), ("puerto_formgrader", "formgrader")):
         text = re.sub(rf"^{key} = \d+", f"{key} = {ports[port]}", text, flags=re.M)
+    text = text.replace(f'alumnos = ["{ANA}", "{BETO}"]', f"alumnos = {json.dumps([ANA, BETO, *LOAD_STUDENTS])}")
     path.write_text(text, encoding="utf-8")
     return text
 
@@ -637,6 +642,130 @@ def test_nadie_entrega_a_nombre_de_otro(guide):
         shutil.rmtree(inbound / forged)
 
 
+def script_module(name):
+    spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def students_cgroups():
+    """The folder of the students' cgroups (memory's, on cgroup v1) that the hub's spawner makes."""
+    places = despliegue_module("limites").own_cgroups()
+    return places.get("memory", places.get("")) / f"jupyterhub-{COURSE}"
+
+
+# Beto's attempts to take the class down, each bounded in size and time so that they stop by themselves even
+# where no limit stops them: memory up to a quarter beyond his limit, 2000 processes that spin for 2 minutes.
+HOG = """
+held, block = [], 64 * 2**20
+for _ in range({limit} * 5 // 4 // block):
+    chunk = bytearray(block)
+    chunk[::4096] = b"x" * len(chunk[::4096])
+    held.append(chunk)
+print("sin límite de memoria")
+"""
+FORKS = """
+import os, time
+deadline, made, refused = time.time() + 120, 0, 0
+for _ in range(2000):
+    try:
+        if os.fork() == 0:
+            os.close(1)
+            while time.time() < deadline:
+                pass
+            os._exit(0)
+        made += 1
+    except OSError:
+        refused += 1
+print(made, refused)
+"""
+BOMB = (
+    "import subprocess, sys\n"
+    f"print(subprocess.run([sys.executable, '-c', {FORKS!r}], capture_output=True, text=True).stdout)"
+)
+
+
+@on_this_machine
+def test_un_alumno_no_puede_detener_la_clase(guide):
+    """Beto fills his memory and then forks without end, each in a kernel of his server; Ana's lab still answers
+    and her check of exercise 1 still passes. Stopping Beto's server ends everything it started."""
+    carga = script_module("carga_de_clase")
+    clase = despliegue_module("clase").leer(guide.record["root"] / "etc" / "curso" / "clase.toml")
+    hub, url, passwords = guide.record["hub"], guide.record["url"], guide.record["passwords"]
+    assert clase.memoria and clase.cpu and clase.procesos  # the guide's clase.toml sets them
+    ana, beto = carga.Alumno(url, ANA, passwords[ANA]), carga.Alumno(url, BETO, passwords[BETO])
+    for student in (ana, beto):
+        student.token = hub.token(student.user)
+    hub.wait_for_servers([ANA, BETO])  # started by the guide's students
+    peak = students_cgroups() / BETO / "memory.max_usage_in_bytes"
+
+    said, error = beto.kernel().ejecutar(HOG.format(limit=clase.memoria), timeout=120)
+    assert "sin límite" not in said and error and "kernel se detuvo" in error, (said, error)
+    assert 0 < int(peak.read_text()) <= clase.memoria
+
+    made, refused = map(int, beto.kernel().ejecutar(BOMB, timeout=120)[0].split())
+    assert made < clase.procesos and refused > 0, (made, refused)  # the rest of the 2000 were refused
+    try:
+        started = time.monotonic()
+        assert ana.request("GET", f"/user/{ANA}/api/status", timeout=30).status_code == 200
+        cells = {c.metadata.get("nbgrader", {}).get("grade_id"): c.source for c in ana.cuaderno(LESSON).cells}
+        cells["ej1_solucion"] = answered_source("ej1_solucion")
+        kernel = ana.kernel(LESSON)
+        try:
+            for grade_id in ("importaciones", "ej1_solucion", "ej1_pruebas"):
+                said, error = kernel.ejecutar(cells[grade_id], timeout=120)
+                assert error is None, (grade_id, error)
+        finally:
+            kernel.cerrar()
+        assert "✔" in said and time.monotonic() - started < 120, said
+        assert sum(p.info["username"] == BETO for p in psutil.process_iter(["username"])) > 100  # still forking
+    finally:
+        hub.request("DELETE", BETO, f"/hub/api/users/{BETO}/server")
+    deadline = time.monotonic() + 20  # well before the processes would end by themselves
+    while any(p.info["username"] == BETO for p in psutil.process_iter(["username"])):
+        assert time.monotonic() < deadline, "quedan procesos de Beto tras parar su servidor"
+        time.sleep(0.5)
+
+
+def answered_source(grade_id):
+    cells = answered(find_lesson(LESSON)).cells
+    return next(c.source for c in cells if c.metadata.get("nbgrader", {}).get("grade_id") == grade_id)
+
+
+@on_this_machine
+def test_una_clase_entera_a_la_vez(guide):
+    """LOAD_ROUNDS rounds: in each, its own students at once log in, run lesson 01 with every check ✔ and
+    submit, while the instructor collects, grades and returns (scripts/carga_de_clase.py). The first round must
+    hold; the next ones (from the script) measure how far the machine goes, up to the first that fails."""
+    carga = script_module("carga_de_clase")
+    record = guide.record
+    answers = {c.metadata.nbgrader.grade_id: c.source for c in answered(find_lesson(LESSON)).cells if is_solution(c)}
+    passwords = {user: secrets.token_urlsafe(12) for user in LOAD_STUDENTS}
+    run(["chpasswd"], input="".join(f"{user}:{password}\n" for user, password in passwords.items()))
+    rounds, accounts = [], iter(LOAD_STUDENTS)
+    for size in LOAD_ROUNDS:
+        students = {user: passwords[user] for user in [next(accounts) for _ in range(size)]}
+        result = carga.ronda(
+            record["url"],
+            students,
+            COURSE,
+            LESSON,
+            answers,
+            lambda line: instructor(guide, line),
+            record["workspace"],
+            students_cgroups(),
+        )
+        rounds.append(result)
+        if os.environ.get("CURSO_CARGA_INFORME"):
+            Path(os.environ["CURSO_CARGA_INFORME"]).write_text(json.dumps(rounds, indent=2), encoding="utf-8")
+        if not result["ok"]:
+            break
+    print(carga.resumen(rounds))
+    assert rounds[0]["ok"], carga.resumen(rounds)
+    assert all(r["segundos"] < carga.DURACION for r in rounds if r["ok"])
+
+
 def test_curso_calificar_lee_el_libro_del_espacio_de_trabajo(tmp_path):
     assert curso.gradebook_url(tmp_path) == f"sqlite:///{tmp_path / 'gradebook.db'}?timeout=60"
     assert curso.gradebook_course(tmp_path) == ""
@@ -673,6 +802,7 @@ def test_la_clase_de_ejemplo_y_sus_errores(tmp_path):
     assert example.id == "gradientes" and example.instructor == "profesora" and example.alumnos == ("ana", "beto")
     assert example.db_url.startswith("postgresql://profesora@/gradientes")
     assert example.grupo_formgrader == "formgrade-gradientes"
+    assert clase.tamano("x", "1536M") == 1536 * 2**20 and clase.tamano("x", "0") == 0
     wrong = tmp_path / "clase.toml"
     for text, said in (
         ("[curso]\nid = 'Mi Curso'\n", "falta [curso] directorio"),
@@ -685,6 +815,11 @@ def test_la_clase_de_ejemplo_y_sus_errores(tmp_path):
         (
             "[curso]\nid='c'\ndirectorio='d'\nintercambio='/i'\n[personas]\ninstructor='p'\nalumnos=[]\n",
             "debe ser una ruta absoluta",
+        ),
+        (
+            "[curso]\nid='c'\ndirectorio='/d'\nintercambio='/i'\n[personas]\ninstructor='p'\nalumnos=[]\n"
+            "[hub]\nestado='/e'\n[limites]\nmemoria='mucha'\n",
+            "[limites] memoria es un tamaño como «3G»",
         ),
     ):
         wrong.write_text(text)
@@ -709,3 +844,9 @@ def test_la_configuracion_del_hub_sigue_a_la_clase(monkeypatch):
     assert config.Spawner.cmd[0] == "/srv/curso/estudiantes/.venv/bin/jupyterhub-singleuser"
     assert config.Spawner.environment["JUPYTER_CONFIG_PATH"] == "/srv/jupyterhub/jupyter-alumnos"
     assert config.ConfigurableHTTPProxy.command == [str(PROXY)]
+    assert config.JupyterHub.spawner_class.__name__ == "LimitedSpawner"
+    assert (config.LimitedSpawner.memory, config.LimitedSpawner.cpu, config.LimitedSpawner.processes) == (
+        3 * 2**30,
+        1,
+        512,
+    )
