@@ -6,13 +6,21 @@ wrapped: a call that raises becomes one Spanish line, an untouched template says
 answer is not written yet, and a call that runs
 longer than ``CALL_LIMIT`` seconds is stopped. (When grading, the same cell runs outside
 the student's process, in :mod:`autograder.verdict`, with the same messages.)
+
+The time limit works the same on every system (Windows has no POSIX signals): a timer thread raises
+``_TooSlow`` in the calling thread with CPython's ``PyThreadState_SetAsyncExc``. The interpreter checks for
+it between bytecodes, as for a signal handler, so a call blocked in one long C function (``time.sleep``, a
+huge tensor operation) stops only when that function returns. Only the outermost student call is timed: a
+student function that calls another one (given by the test) runs within the first one's limit.
 """
 
-import signal
+import ctypes
+import threading
 import types
 
 import torch
 
+from gradientes import graphs
 from gradientes.checks import (
     CALL_LIMIT,
     CheckFailure,
@@ -25,11 +33,44 @@ from gradientes.checks import (
 
 
 class _TooSlow(BaseException):
-    """Raised inside the student's function when its time is up (not an Exception: no ``except`` eats it)."""
+    """Raised inside the student's function when its time is up (not an Exception: no ``except Exception`` eats it)."""
 
 
-def _time_is_up(signum, frame):
-    raise _TooSlow
+def _raise_in(thread_id, exception):
+    """Make ``thread_id`` raise ``exception`` at its next bytecode; ``None`` withdraws one it has not raised yet."""
+    ctypes.pythonapi.PyThreadState_SetAsyncExc(
+        ctypes.c_ulong(thread_id), None if exception is None else ctypes.py_object(exception)
+    )
+
+
+_expiry = threading.Lock()  # a deadline expires or is cancelled, never both at once
+_calls = threading.local()  # ``deadline``: the outermost wrapped call's, in this thread
+
+
+class _Deadline:
+    """Raises ``_TooSlow`` once in the thread that made it, unless cancelled within ``seconds`` of ``start``."""
+
+    def __init__(self, seconds):
+        self.thread_id, self.running, self.expired = threading.get_ident(), True, False
+        self.timer = threading.Timer(seconds, self._expire)
+        self.timer.daemon = True
+
+    def start(self):
+        self.timer.start()
+
+    def _expire(self):
+        with _expiry:
+            if self.running:
+                self.running, self.expired = False, True
+                _raise_in(self.thread_id, _TooSlow)
+
+    def cancel(self):
+        """No ``_TooSlow`` comes after this returns."""
+        self.timer.cancel()
+        with _expiry:
+            self.running = False
+            if self.expired:  # sent before the lock was ours: the interpreter may not have raised it yet
+                _raise_in(self.thread_id, None)
 
 
 class LocalStudentFunction:
@@ -39,22 +80,31 @@ class LocalStudentFunction:
         self.function, self.__name__ = function, function.__name__
 
     def __call__(self, *args, **kwargs):
+        outer = getattr(_calls, "deadline", None)
+        if outer is not None and outer.running:  # inside another student function's call: its limit holds
+            return self._call(args, kwargs)
         grad_enabled = torch.is_grad_enabled()
-        previous = signal.signal(signal.SIGALRM, _time_is_up)
-        signal.setitimer(signal.ITIMER_REAL, CALL_LIMIT)
-        try:
-            return self.function(*args, **kwargs)
+        deadline = _calls.deadline = _Deadline(CALL_LIMIT)
+        try:  # _TooSlow may come from start() to the end of cancel(): all inside ``except _TooSlow``
+            try:
+                deadline.start()
+                return self._call(args, kwargs)
+            finally:
+                deadline.cancel()
         except _TooSlow:
             # Stopped anywhere, even inside the exit of a ``with torch.no_grad()``: grad mode as it was.
             torch.set_grad_enabled(grad_enabled)
             student_too_slow(call_text(self.__name__, args, kwargs))
+        finally:
+            _calls.deadline = None
+
+    def _call(self, args, kwargs):
+        try:
+            return self.function(*args, **kwargs)
         except CheckFailure:
             raise
         except (Exception, SystemExit) as error:
             student_raised(call_text(self.__name__, args, kwargs), type(error).__name__, error)
-        finally:
-            signal.setitimer(signal.ITIMER_REAL, 0)
-            signal.signal(signal.SIGALRM, previous)
 
 
 class _Namespace(dict):
@@ -90,8 +140,12 @@ def comprobar(line, cell):
 
 
 def load_ipython_extension(shell):
-    """IPython extension hook: ``lab_setup`` loads this module in every kernel of the course's environment."""
+    """IPython extension hook: ``lab_setup`` loads this module in every kernel of the course's environment.
+
+    Besides ``%%comprobar``, a graph shown without Graphviz installed says how to install it (:mod:`.graphs`).
+    """
     shell.register_magic_function(comprobar, magic_kind="cell", magic_name="comprobar")
+    graphs.register(shell)
 
 
 def register():
