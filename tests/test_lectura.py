@@ -45,6 +45,9 @@ def by_hand(*cells):
 
 
 HONEST_PREDICTIONS = {
+    "borrada con del y escrita otra vez": (
+        "if 'prediccion' in dir():\n    del prediccion\n\n\ndef prediccion(x):\n    return 2 * x\n"
+    ),
     "literales": "prediccion = [3.0, 6.0]\n",
     "aritmética": "def prediccion(x):\n    return [3 * x * x, 2 * x + 1]\n",
     "math importado en la celda": "import math\n\n\ndef prediccion(a, x0):\n    return a * math.exp(x0)\n",

@@ -193,7 +193,8 @@ def student_notebook(notebooks):
     names the previous answers defined, so no answer can borrow a function from another variant.
     """
     names = sorted(set().union(*(answer_names(c.source) for nb in notebooks for c in nb.cells if _is_answer(c))))
-    forget = nbformat.v4.new_code_cell(f"for _nombre in {names!r}:\n    globals().pop(_nombre, None)")
+    # Plain ``del`` statements: a ``globals()`` in the student's history would leave their code unreadable.
+    forget = nbformat.v4.new_code_cell("\n".join(f"if {name!r} in dir():\n    del {name}" for name in names))
     cells = copy.deepcopy(notebooks[0].cells)
     positions = [range(len(cells))]
     for notebook in notebooks[1:]:

@@ -509,7 +509,7 @@ def _unit_bindings(unit):
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
             if _module_scope(node.name, scope):
                 bind(node.name, scope)
-        elif isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):  # (``del`` binds nothing)
             if _module_scope(node.id, scope):
                 bind(node.id, scope)
         elif isinstance(node, ast.Import | ast.ImportFrom):
