@@ -129,6 +129,8 @@ class Kernel:
                 message = json.loads(self.socket.recv())
             except websocket.WebSocketTimeoutException:
                 raise TimeoutError(f"el kernel de {self.student.user} no respondió en {timeout} s") from None
+            except websocket.WebSocketConnectionClosedException:
+                return "".join(texts), "el kernel se detuvo (se cerró su conexión)"
             kind, content = message["msg_type"], message["content"]
             if kind == "status" and content.get("execution_state") in ("restarting", "dead"):
                 return "".join(texts), f"el kernel se detuvo ({content['execution_state']})"
