@@ -124,13 +124,19 @@ class Kernel:
         deadline = time.monotonic() + timeout
         texts, error, idle, replied = [], None, False, False
         while not (idle and replied):
-            self.socket.settimeout(max(0.1, deadline - time.monotonic()))
-            try:
-                message = json.loads(self.socket.recv())
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError(f"el kernel de {self.student.user} no respondió en {timeout} s")
+            self.socket.settimeout(left)
+            try:  # control frames too (the server's pings), so that the deadline is looked at between them
+                opcode, data = self.socket.recv_data(control_frame=True)
             except websocket.WebSocketTimeoutException:
-                raise TimeoutError(f"el kernel de {self.student.user} no respondió en {timeout} s") from None
+                continue
             except websocket.WebSocketConnectionClosedException:
                 return "".join(texts), "el kernel se detuvo (se cerró su conexión)"
+            if opcode != websocket.ABNF.OPCODE_TEXT:
+                continue
+            message = json.loads(data)
             kind, content = message["msg_type"], message["content"]
             if kind == "status" and content.get("execution_state") in ("restarting", "dead"):
                 return "".join(texts), f"el kernel se detuvo ({content['execution_state']})"

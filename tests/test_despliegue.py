@@ -672,6 +672,7 @@ for _ in range(2000):
     try:
         if os.fork() == 0:
             os.close(1)
+            os.close(2)
             while time.time() < deadline:
                 pass
             os._exit(0)
