@@ -133,6 +133,11 @@ def test_a_prediction_that_can_reach_anything_but_plain_python_fails(code):
 
 
 HONEST_BY_HAND = {
+    "una clase que se nombra a sí misma, escrita otra vez": (
+        "class Par:\n    def doble(self):\n        return torch.ones(1).backward()\n\n\n"
+        "class Par:\n    def __init__(self, v):\n        self.v = v\n\n    def doble(self):\n"
+        "        return Par(2 * self.v)\n\n\ndef derivada(x):\n    return Par(3 * torch.cos(3 * x)).doble().v / 2\n"
+    ),
     "con torch": "def derivada(x):\n    return 3 * torch.cos(3 * x)\n",
     "con una ayuda y un print": (
         "def coseno(v):\n    print('coseno de', v)\n    return torch.cos(v)\n\n\n"

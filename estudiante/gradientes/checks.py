@@ -14,7 +14,7 @@ import torch
 
 from gradientes.integrity import tampered_names
 from gradientes.remote_errors import RemoteError, Timeout, remote_properties
-from gradientes.statement import SOURCES, read
+from gradientes.statement import PLAIN_MODULES, SOURCES, read, untouched
 
 # Captured before any student code runs, so a replaced torch.allclose cannot help.
 _Tensor = torch.Tensor
@@ -601,6 +601,11 @@ def check_statement(student_fn, *, forbidden=(), required=(), modules=ALLOWED_MO
     skill with :class:`Watched`, or :func:`flag` it for the instructor.
     """
     name = _answer_name(student_fn)
+    if untouched(name):  # what it uses says nothing yet
+        fail(
+            f"todavía no has escrito tu respuesta: {name} solo lanza NotImplementedError.",
+            "borra la línea raise NotImplementedError() y escribe tu código.",
+        )
     reading = _read_answer(name)
     if reading.unknown:
         fail(
@@ -945,15 +950,18 @@ PREDICTION_HINT = (
 
 def check_prediction_is_plain(prediction):
     """A prediction cannot be computed: its code, and everything it reaches in the notebook, may contain only
-    literals, operators, ``if``/loops/``return``, assignments to its own names, its parameters, ``math`` and a few
-    builtins (an allowlist, see :data:`gradientes.statement.PLAIN_NODES`); anything else, or a reading that is not
-    complete, fails."""
+    literals, operators, ``if``/loops/``return``, assignments to its own names, its parameters, ``math``,
+    ``itertools`` and a few builtins (an allowlist, see :data:`gradientes.statement.PLAIN_NODES`); anything else, or a
+    reading that is not complete, fails."""
     name = _answer_name(prediction)
     reading = _read_answer(name)
-    modules = sorted(module for module in reading.modules() if module != "math")
-    shown = [*(f"«{m}»" for m in modules), *reading.unknown, *(f"«{item}»" for item in reading.not_plain)]
+    modules = [f"«{m}»" for m in sorted(reading.modules()) if m not in PLAIN_MODULES]
+    shown = modules or [*reading.unknown, *(f"«{item}»" for item in reading.not_plain)]
     if shown:
-        fail(f"{name} usa {', '.join(shown[:4])}, y una predicción no se calcula con código.", PREDICTION_HINT)
+        fail(
+            f"{name} usa {', '.join(shown[:4])}, que el enunciado no permite: una predicción no se calcula con código.",
+            PREDICTION_HINT,
+        )
 
 
 def check_prediction(value, expected, *, name="tu predicción", hint=None):

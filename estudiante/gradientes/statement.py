@@ -74,7 +74,9 @@ SAFE_MAGICS = frozenset(
 )  # fmt: skip
 CODE_MAGICS = frozenset({"time", "timeit", "capture"})
 
-# A prediction may reach only these (besides literals, operators, its parameters and locals, and ``math``).
+# A prediction may reach only these modules (pure arithmetic and iteration), and these builtins (besides literals,
+# operators, its parameters and locals, and the notebook's functions that are themselves plain).
+PLAIN_MODULES = ("math", "itertools")
 PLAIN_BUILTINS = frozenset(
     {"abs", "min", "max", "round", "float", "int", "bool", "len", "range", "sum", "pow", "list", "tuple", "dict", "set",
      "str", "divmod", "sorted", "reversed", "enumerate", "zip", "any", "all", "print", "isinstance", "ValueError",
@@ -534,9 +536,17 @@ def _unit_bindings(unit):
 
 @functools.lru_cache(maxsize=8192)
 def _loads_in(unit):
-    return frozenset(
-        node.id for node in ast.walk(unit) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)
-    )
+    """The names a statement reads while it runs (a function's body runs later, when it is called)."""
+    pending, found = [unit], set()
+    while pending:
+        node = pending.pop()
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
+            pending.extend([*getattr(node, "decorator_list", []), *_outer_parts(node)])
+            continue
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+            found.add(node.id)
+        pending.extend(ast.iter_child_nodes(node))
+    return frozenset(found)
 
 
 @functools.lru_cache(maxsize=8192)
@@ -566,22 +576,43 @@ def _notebook(sources):
 
 
 class Reading:
-    """What the code behind an answer reaches: ``names`` (dotted, aliases resolved), ``attributes``, ``builtins``,
-    ``unknown`` (why the reading is not complete) and ``not_plain`` (what a prediction may not contain)."""
+    """What the code behind an answer reaches: ``names`` (dotted, aliases resolved), ``globals`` (the notebook's
+    names), ``attributes``, ``builtins``, ``unknown`` (why the reading is not complete) and ``not_plain`` (what a
+    prediction may not contain)."""
 
     def __init__(self, found, names=(), attributes=(), used_builtins=(), unknown=(), not_plain=()):
         self.found, self.names, self.attributes = found, set(names), set(attributes)
         self.builtins, self.unknown, self.not_plain = set(used_builtins), list(unknown), list(not_plain)
+        self.globals = set()  # the notebook's own top-level names it reaches
 
     def mentions(self, api):
-        """Whether the code reaches ``api``: a dotted prefix (``torch.func``) or a method (``.backward``)."""
+        """Whether the code reaches ``api``: a dotted prefix (``torch.func``), a method (``.backward``) or a name
+        the notebook defines (``Valor``)."""
         if api.startswith("."):
             return api[1:] in self.attributes
-        return any(_under(name, [api]) for name in self.names)
+        return api in self.globals or any(_under(name, [api]) for name in self.names)
 
     def modules(self):
         """The modules the code reaches (the first part of each dotted name)."""
         return {name.split(".")[0] for name in self.names}
+
+
+def untouched(answer_name, sources=None):
+    """Whether ``answer_name`` is still the template of its answer cell: every binding that may hold is a function
+    whose body only raises ``NotImplementedError`` (its docstring aside)."""
+    notebook = _notebook(tuple(student_sources() if sources is None else sources))
+    units = [unit for unit, _ in notebook.live(answer_name)]
+    return bool(units) and all(_is_stub(unit) for unit in units)
+
+
+def _is_stub(unit):
+    if not isinstance(unit, ast.FunctionDef | ast.AsyncFunctionDef):
+        return False
+    body = unit.body[1:] if ast.get_docstring(unit) is not None else unit.body
+    if len(body) != 1 or not isinstance(body[0], ast.Raise):
+        return False
+    raised = body[0].exc.func if isinstance(body[0].exc, ast.Call) else body[0].exc
+    return isinstance(raised, ast.Name) and raised.id == "NotImplementedError"
 
 
 def read(answer_name, sources=None):
@@ -614,13 +645,14 @@ def read(answer_name, sources=None):
             reading.attributes.add(node.attr)
             dotted = notebook.dotted(node, scope)
             reading.names.update(dotted)
-            plain = all(_under(d, ["math"]) for d in dotted) if dotted else node.attr in PLAIN_METHODS
+            plain = all(_under(d, PLAIN_MODULES) for d in dotted) if dotted else node.attr in PLAIN_METHODS
             if not plain:
                 reading.not_plain.append(f".{node.attr}")
         elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
             kind, _ = notebook.walk.resolve(node.id, scope)
             reading.names.update(notebook.dotted(node, scope))
             if kind == "global":
+                reading.globals.add(node.id)
                 reach(node.id)
             elif kind == "builtin":
                 reading.builtins.add(node.id)
