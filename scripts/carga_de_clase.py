@@ -17,6 +17,7 @@ El código que hace de alumno y de instructor (``Alumno``, ``Kernel``, ``ronda``
 """
 
 import concurrent.futures
+import contextlib
 import json
 import os
 import re
@@ -195,6 +196,7 @@ def sesion(student, course, lesson, answers, start, deadline):
                     if CHECK_MARK not in text or error:
                         return {**times, "fallo": f"la comprobación {grade_id} no dio ✔: {error or text[-300:]}"}
                     times.setdefault("primer_ok", time.monotonic() - start)
+            times["kernel_mib"] = kernel_memory(student.user)
         finally:
             kernel.cerrar()
         times["ultimo_ok"] = time.monotonic() - start
@@ -225,9 +227,19 @@ def instructor_en_ronda(instructor, course, lesson, students, done, deadline, pa
     return {"recogidas": collected, "devolver": returned}
 
 
+def kernel_memory(user):
+    """MiB that the student's biggest kernel alone holds (USS), once it has run the whole lesson."""
+    sizes = [0.0]
+    for process in psutil.process_iter(["username", "cmdline"]):
+        if process.info["username"] == user and "ipykernel_launcher" in " ".join(process.info["cmdline"] or []):
+            with contextlib.suppress(psutil.Error):
+                sizes.append(process.memory_full_info().uss / 2**20)
+    return max(sizes)
+
+
 def memoria(users, cgroups):
-    """Per student: the peak of their server's cgroup (server, kernels and all they started) and the memory of
-    their server and of their biggest kernel now (USS: what the process alone holds), in MiB."""
+    """Per student: the peak of their server's cgroup (server, kernels and all they started) and what their
+    server alone holds now (USS), in MiB."""
     rows = {}
     for user in users:
         row = {}
@@ -245,8 +257,6 @@ def memoria(users, cgroups):
                 continue
             if "jupyterhub-singleuser" in command:
                 row["servidor"] = uss
-            elif "ipykernel_launcher" in command:
-                row["kernel"] = max(row.get("kernel", 0), uss)
         rows[user] = row
     return rows
 
@@ -304,7 +314,7 @@ def resumen(rounds):
         last = [t.get("ultimo_ok", float("nan")) for t in r["alumnos_ok"].values()]
         peaks = sorted(m.get("pico_cgroup", 0) for m in r["memoria_mib"].values())
         servers = sorted(m.get("servidor", 0) for m in r["memoria_mib"].values())
-        kernels = sorted(m.get("kernel", 0) for m in r["memoria_mib"].values())
+        kernels = sorted(t.get("kernel_mib", 0) for t in r["alumnos_ok"].values())
 
         def median(values):
             return values[len(values) // 2] if values else 0
