@@ -19,7 +19,7 @@ import pytest
 from helpers import LESSONS, chromium
 
 from autograder import release
-from autograder.course import PACKAGE_DIR, ROOT
+from autograder.course import PACKAGE_DIR, ROOT, is_test_cell
 from gradientes import lab_setup
 
 
@@ -390,9 +390,10 @@ def student_lab(tmp_path_factory):
     home.mkdir()
     lab_setup.disable_instructor_extensions(config)
     release.generate(root / "notebooks", lessons=[LESSONS[0]])
-    # A copy to explore (nbgrader's «Validar» saves it); the generated lesson stays as generated.
-    (root / "explorar").mkdir()
-    shutil.copy(root / lesson_path(LESSONS[0]), root / EXPLORED)
+    # Copies to explore (nbgrader's «Validar» saves it) and to run whole; the generated lesson stays as generated.
+    for copy in (EXPLORED, RUN_WHOLE):
+        (root / copy).parent.mkdir()
+        shutil.copy(root / lesson_path(LESSONS[0]), root / copy)
     with serve_lab(root, home, config) as base:
         yield base
 
@@ -408,6 +409,7 @@ def lesson_path(lesson):
 
 
 EXPLORED = f"explorar/{LESSONS[0].notebook_name}"
+RUN_WHOLE = f"ejecutar/{LESSONS[0].notebook_name}"
 
 
 def kernel_state(lab, path):
@@ -660,3 +662,59 @@ def test_lessons_open_unmodified_and_the_index_starts_no_kernel(student_lab, stu
     links = f'.jp-RenderedMarkdown a[href*="{LESSONS[0].notebook_name}"]'
     WebDriverWait(driver, 30).until(lambda d: d.find_elements(By.CSS_SELECTOR, links))[0].click()  # opens the lesson
     WebDriverWait(driver, 30).until(lambda d: d.find_elements(By.CSS_SELECTOR, ".jp-NotebookPanel .jp-Cell"))
+
+
+def click_menu_item(driver, *path):
+    """Open the main menu ``path[0]`` and click, through its submenus, the item ``path[-1]``."""
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    bar = {e.text: e for e in driver.find_elements("css selector", ".lm-MenuBar-item")}
+    bar[path[0]].click()
+    menu = WebDriverWait(driver, 5).until(open_menus)[0]
+    for depth, label in enumerate(path[1:], start=2):
+        items = menu.find_elements("css selector", ":scope > .lm-Menu-content > .lm-Menu-item")
+        found = [item for item in items if item.find_element("css selector", ".lm-Menu-itemLabel").text == label]
+        assert found, f"«{path[depth - 2]}» ofrece {menu_labels(menu)}"
+        if depth == len(path):
+            found[0].click()
+        else:
+            menu = open_submenu(driver, found[0])
+
+
+PROMPTS = "return [...document.querySelectorAll('.jp-Notebook .jp-CodeCell .jp-InputPrompt')].map(e => e.textContent)"
+
+
+def test_run_all_runs_an_unanswered_lesson_whole(student_lab, student_browser):
+    """*Ejecutar → Ejecutar todas las celdas* on a lesson as generated: every code cell runs, and each exercise's
+    test cell shows its ✗ «todavía no has escrito tu respuesta» (the cells that fail are tagged raises-exception)."""
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    driver = student_browser
+    open_in_lab(driver, student_lab, RUN_WHOLE)
+    click_menu_item(driver, "Ejecutar", "Ejecutar todas las celdas")
+
+    def finished(d):  # nothing waiting to run, twice in a row
+        done = "[*]:" not in [text.strip() for text in d.execute_script(PROMPTS)]
+        done = done and kernel_state(student_lab, RUN_WHOLE) == "idle"
+        finished.before, was = done, finished.before
+        return done and was
+
+    finished.before = False
+    WebDriverWait(driver, 300, poll_frequency=1).until(finished)
+    driver.find_element(By.CSS_SELECTOR, ".jp-NotebookPanel .jp-Notebook").click()
+    ActionChains(driver).key_down(Keys.CONTROL).send_keys("s").key_up(Keys.CONTROL).perform()  # to read it here
+    tab = ".lm-DockPanel-tabBar .lm-TabBar-tab.jp-mod-current"
+    WebDriverWait(driver, 30).until(
+        lambda d: "jp-mod-dirty" not in d.find_element(By.CSS_SELECTOR, tab).get_attribute("class")
+    )
+    notebook = nbformat.from_dict(get(f"{student_lab}/api/contents/{RUN_WHOLE}")["content"])
+    code = [cell for cell in notebook.cells if cell.cell_type == "code"]
+    assert all(cell.execution_count for cell in code), [cell.source[:40] for cell in code if not cell.execution_count]
+    tests = [cell for cell in code if is_test_cell(cell)]
+    assert len(tests) >= 3
+    for cell in tests:
+        [error] = [output for output in cell.outputs if output.output_type == "error"]
+        assert "todavía no has escrito tu respuesta" in error.evalue and "✗" in "".join(error.traceback), error
