@@ -1,10 +1,12 @@
 """Regenerate the student notebooks (``notebooks/``) from ``solutions/`` with nbgrader."""
 
+import ast
 import shutil
 import tempfile
 from pathlib import Path
 
 import nbformat
+from nbgrader.utils import is_solution
 
 from autograder.course import NOTEBOOKS, PACKAGE_DIR, available_lessons, is_test_cell, nbgrader_api, syllabus
 from gradientes import lab_setup
@@ -16,6 +18,9 @@ OLD_INDEX_NAME = "indice.ipynb"
 # What JupyterLab writes into a notebook when its kernel starts: the lessons carry it already, so that
 # opening one does not mark it as modified (closing an untouched lesson would ask to save it).
 KERNELSPEC = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
+# A cell so tagged does not stop JupyterLab's «Run All» (nor nbclient) when it fails: the kernel goes on with
+# the next cells instead of dropping them.
+MAY_FAIL = "raises-exception"
 
 
 class ReleaseError(RuntimeError):
@@ -30,6 +35,7 @@ def generate_lesson(lesson, release_dir, workspace):
     path = Path(release_dir) / lesson.id / lesson.notebook_name
     notebook = nbformat.read(path, as_version=4)
     collapse_test_cells(notebook)
+    tag_what_fails_unanswered(notebook)
     notebook.metadata.kernelspec = dict(KERNELSPEC)
     notebook.metadata.language_info = lab_setup.language_info()
     nbformat.write(notebook, path)
@@ -40,6 +46,50 @@ def collapse_test_cells(notebook):
     for cell in notebook.cells:
         if is_test_cell(cell):
             cell.metadata.setdefault("jupyter", {})["source_hidden"] = True
+
+
+def tag_what_fails_unanswered(notebook):
+    """Tag ``MAY_FAIL`` the cells that fail while an exercise is unanswered: its answer and test cells, and every
+    cell that uses a name an answer (or such a cell) defines, wherever it is (a function defined above an answer
+    may call it). «Run All» then runs a whole lesson with its exercises unanswered: each test cell shows its ✗ and
+    the rest of the lesson runs.
+
+    Grading is not affected: nbgrader and the grader run every cell whatever it raises.
+    """
+    cells = [(cell, *_names(cell.source)) for cell in notebook.cells if cell.cell_type == "code"]
+    tagged, from_answers = [], set()
+    while True:
+        found = [
+            (cell, defined)
+            for cell, read, defined in cells
+            if cell not in tagged and (is_solution(cell) or is_test_cell(cell) or read & from_answers)
+        ]
+        if not found:
+            break
+        for cell, defined in found:
+            tagged.append(cell)
+            if not is_test_cell(cell):  # a test cell runs in a namespace of its own (%%comprobar)
+                from_answers |= defined
+    for cell in tagged:
+        tags = cell.metadata.setdefault("tags", [])
+        if MAY_FAIL not in tags:
+            tags.append(MAY_FAIL)
+
+
+def _names(source):
+    """The names a cell reads, and those it defines at its top level (IPython's magic lines left out)."""
+    code = "\n".join("" if line.lstrip().startswith(("%", "!")) else line for line in source.split("\n"))
+    tree = ast.parse(code)
+    read = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)}
+    defined = set()
+    for statement in tree.body:
+        if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            defined.add(statement.name)
+        elif isinstance(statement, ast.Import | ast.ImportFrom):
+            defined |= {(alias.asname or alias.name).split(".")[0] for alias in statement.names}
+        else:
+            defined |= {n.id for n in ast.walk(statement) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    return read, defined
 
 
 def index_text():

@@ -8,9 +8,7 @@ the instructor which submissions deserve a second look.
 import re
 
 import nbformat
-from nbgrader.utils import is_solution
-
-from autograder.course import is_test_cell
+from nbgrader.utils import is_locked, is_solution
 
 PATTERNS = {
     r"\bget_ipython\b|\b_ih\b|\b_oh\b": "usa get_ipython() o el historial de IPython",
@@ -25,9 +23,12 @@ PATTERNS = {
 def _student_code(submitted, released):
     """Code cells the student wrote or changed (answer cells and any cell not in the release)."""
     original = {cell.source for cell in released.cells if cell.cell_type == "code"}
+    # Grading runs the lesson's own locked cells, test cells among them (from the gradebook), whatever the
+    # submission's say: an edition's imports cell, with its GitHub repository written in, is the lesson's.
+    restored = {cell.metadata.nbgrader.grade_id for cell in released.cells if is_locked(cell)}
     for cell in submitted.cells:
-        if cell.cell_type != "code" or is_test_cell(cell):
-            continue  # test cells are restored from the gradebook anyway
+        if cell.cell_type != "code" or cell.metadata.get("nbgrader", {}).get("grade_id") in restored:
+            continue
         if is_solution(cell) or cell.source not in original:
             yield cell.source
 

@@ -429,3 +429,28 @@ def test_a_call_stopped_at_its_time_limit_leaves_grad_mode_as_it_was(monkeypatch
         assert torch.is_grad_enabled()
     finally:
         torch.set_grad_enabled(True)
+
+
+def test_a_statement_check_on_an_untouched_template_says_the_answer_is_not_written():
+    """Before reading what an answer uses: nbgrader's template (docstring and comment kept) is no answer yet."""
+    from gradientes.statement import SOURCES, untouched
+
+    template = (
+        'def gradiente(f, x):\n    """Devuelve df/dx en x."""\n    # TU CÓDIGO AQUÍ\n    raise NotImplementedError()\n'
+    )
+    written = "def gradiente(f, x):\n    y = f(x)\n    y.backward()\n    return x.grad\n"
+    assert untouched("gradiente", [template])
+    assert not untouched("gradiente", [template, written]) and not untouched("gradiente", [written])
+    assert not untouched("gradiente", ["def gradiente(f, x):\n    raise ValueError('no')\n"])
+    assert not untouched("otra", [template])
+    token = SOURCES.set([template])
+    try:
+        with pytest.raises(CheckFailure, match="todavía no has escrito tu respuesta: gradiente solo lanza"):
+            checks.check_uses_autograd("gradiente")
+    finally:
+        SOURCES.reset(token)
+    token = SOURCES.set([written])
+    try:
+        checks.check_uses_autograd("gradiente")
+    finally:
+        SOURCES.reset(token)

@@ -10,7 +10,19 @@ from nbclient import NotebookClient
 from nbgrader.validator import Validator
 
 from autograder import release
-from autograder.course import NOTEBOOKS, ROOT, nbgrader_config, syllabus
+from autograder.course import NOTEBOOKS, ROOT, is_test_cell, nbgrader_config, syllabus
+
+COLAB_INSTALL = """import importlib.util
+import os
+
+# Solo en Google Colab: instala el paquete del curso y torchviz; el PyTorch que trae Colab no se toca.
+if importlib.util.find_spec("google") and importlib.util.find_spec("google.colab"):
+    paquete = os.environ.get(
+        "GRADIENTES_PAQUETE", "gradientes-pytorch @ git+https://github.com/USUARIO/REPOSITORIO@estudiantes"
+    )
+    %pip install --quiet --no-deps "{paquete}" torchviz
+
+"""
 
 
 def test_syllabus_ids_follow_the_course_spec():
@@ -71,7 +83,13 @@ def test_lesson_structure(lesson):
     assert nbgrader_meta(first_code).get("locked") and "gradientes.selfcheck" in first_code.source
     text = "\n".join(c.source for c in notebook.cells if c.cell_type == "markdown")
     assert "## Resumen" in text and "Objetivos" in text
-    assert notebook.cells[0].source.startswith(f"# Lección {int(lesson.id[:2])}")
+    colab = f"https://colab.research.google.com/github/USUARIO/REPOSITORIO/blob/estudiantes/notebooks/{lesson.id}"
+    assert notebook.cells[0].source == (
+        f"[![Abrir en Colab](https://colab.research.google.com/assets/colab-badge.svg)]({colab}/{lesson.notebook_name})"
+    ), "each lesson starts with its «Abrir en Colab» badge (curso publicar writes the repository)"
+    assert notebook.cells[1].source.startswith(f"# Lección {int(lesson.id[:2])}")
+    # In Colab (only there), the first code cell installs the student package and torchviz, and nothing else.
+    assert first_code.source.startswith(COLAB_INSTALL), first_code.source[: len(COLAB_INSTALL)]
 
 
 def test_release_has_no_solutions_or_hidden_tests(lesson):
@@ -154,3 +172,40 @@ def test_the_release_shows_test_cells_folded(lesson):
     hidden = [c.metadata.get("jupyter", {}).get("source_hidden", False) for c in cells]
     tests = [bool(nbgrader_meta(c).get("grade")) and not nbgrader_meta(c).get("solution") for c in cells]
     assert hidden == tests, "exactly the test cells are folded in the student's notebook"
+
+
+def test_run_all_runs_an_unanswered_lesson_to_the_end(lesson):
+    """As JupyterLab's «Run All» does: each unanswered exercise shows its ✗ and the rest of the lesson runs."""
+    notebook = read(lesson.released)
+    # nbclient stops at a failing cell, as JupyterLab does, unless the cell is tagged raises-exception.
+    NotebookClient(
+        notebook, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(lesson.released.parent)}}
+    ).execute()
+    code = [cell for cell in notebook.cells if cell.cell_type == "code"]
+    assert all(cell.execution_count for cell in code)
+    for cell in filter(is_test_cell, code):
+        errors = [o for o in cell.outputs if o.output_type == "error"]
+        assert errors and "todavía no has escrito tu respuesta" in errors[0].evalue, (nbgrader_meta(cell), errors)
+    tagged = [cell for cell in code if release.MAY_FAIL in cell.metadata.get("tags", [])]
+    assert release.MAY_FAIL not in code[0].metadata.get("tags", []), "the imports cell must not fail"
+    assert len(tagged) < len(code)
+
+
+def test_what_fails_unanswered_is_tagged():
+    """Answer and test cells, and whatever uses what an answer defines, even a function defined above the answer."""
+    answer = {"solution": True, "grade": False, "grade_id": "ej1", "locked": False, "schema_version": 3}
+    test = {"solution": False, "grade": True, "grade_id": "prueba1", "points": 1, "locked": True, "schema_version": 3}
+    cells = [
+        nbformat.v4.new_code_cell("import torch\nx = torch.ones(2)"),
+        nbformat.v4.new_code_cell("def usar(v):\n    return respuesta(v) + 1"),
+        nbformat.v4.new_code_cell("def respuesta(v):\n    raise NotImplementedError()", metadata={"nbgrader": answer}),
+        nbformat.v4.new_code_cell("%%comprobar\ny = respuesta(x)", metadata={"nbgrader": test}),
+        nbformat.v4.new_code_cell("print(x, torch.zeros(1))\n%matplotlib inline"),
+        nbformat.v4.new_code_cell("z = usar(x)"),
+        nbformat.v4.new_code_cell("print(z)"),
+        nbformat.v4.new_code_cell("print(y)"),  # y of the test cell lives in the test's own namespace
+    ]
+    notebook = nbformat.v4.new_notebook(cells=cells)
+    release.tag_what_fails_unanswered(notebook)
+    tagged = [release.MAY_FAIL in cell.metadata.get("tags", []) for cell in notebook.cells]
+    assert tagged == [False, True, True, True, False, True, True, False]

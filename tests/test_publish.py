@@ -2,8 +2,10 @@
 run with their visible checks, its links point at its GitHub repository, and its launcher installs and opens it."""
 
 import importlib.util
+import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -15,13 +17,15 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import nbformat
+import pandas as pd
 import pytest
 from helpers import HIDDEN, LESSONS, SOLUTION, chromium, read
 from nbclient import NotebookClient
+from nbgrader.utils import compute_checksum
 
-from autograder import cli, publish
+from autograder import cli, publish, suspicious
 from autograder.course import ROOT
-from autograder.demo import answered
+from autograder.demo import answered, build_demo
 
 # What the instructor's tools need and a student must never have to install.
 INSTRUCTOR_ONLY = ("jupyterhub", "nbgrader", "psycopg", "pytest", "selenium", "ruff", "pandas")
@@ -159,6 +163,16 @@ def test_publishing_with_a_repository_fills_the_binder_and_colab_links(published
     for lesson in LESSONS:
         url = f"https://colab.research.google.com/github/ana/gradientes/blob/estudiantes/notebooks/{lesson.id}/{lesson.id}.ipynb"
         assert f"[abrir]({url})" in readme
+        notebook = read(published / "notebooks" / lesson.id / lesson.notebook_name)
+        assert (
+            f"[![Abrir en Colab](https://colab.research.google.com/assets/colab-badge.svg)]({url})"
+            == notebook.cells[0].source
+        )
+        imports = next(cell for cell in notebook.cells if cell.cell_type == "code")
+        assert '"gradientes-pytorch @ git+https://github.com/ana/gradientes@estudiantes"' in imports.source
+        for cell in notebook.cells:  # nbgrader's «Validar» compares each locked cell with its checksum
+            if "checksum" in cell.metadata.get("nbgrader", {}):
+                assert cell.metadata.nbgrader.checksum == compute_checksum(cell), cell.metadata.nbgrader.grade_id
     left = [p for p in published.rglob("*") if p.is_file() and publish.PLACEHOLDER in p.read_text("utf-8", "replace")]
     assert not left, left
 
@@ -184,6 +198,38 @@ def test_the_repository_comes_from_a_github_origin_or_a_spanish_note_says_what_t
     assert cli.main(["publicar", str(tmp_path / "sin-repositorio")]) == 0
     out = " ".join(capsys.readouterr().out.split())
     assert "Los enlaces de Binder y de Colab dicen USUARIO/REPOSITORIO" in out and "--repositorio" in out
+
+
+def test_a_lesson_from_the_published_edition_is_graded_as_the_instructors_one(tmp_path):
+    """Its imports cell names the repository: grading runs the lesson's own and flags nothing."""
+    lesson = LESSONS[0]
+    demo = build_demo(tmp_path / "demo", [lesson], ["ana"])
+    shutil.copytree(demo / "ana", demo / "bea")
+    bea = demo / "bea" / lesson.id / lesson.notebook_name
+    publish.fill_notebook(bea, "ana/gradientes")
+    assert "ana/gradientes" in bea.read_text("utf-8")
+    assert suspicious.findings(bea, lesson.released) == []
+    assert cli.main(["calificar", str(demo), "--directorio", str(tmp_path / "curso")]) == 0
+    table = (
+        pd.read_csv(tmp_path / "curso" / "informes" / f"calificaciones_{lesson.id}.csv").set_index("alumno").fillna("")
+    )
+    assert table.loc["ana", "puntos_automaticos"] == table.loc["ana", "maximo_automatico"] > 0
+    assert table.loc["bea"].to_dict() == table.loc["ana"].to_dict()
+
+
+def test_code_in_a_cell_of_its_own_is_still_flagged(tmp_path):
+    """Only the lesson's locked cells (put back by grading) are left out of the suspicious-code scan."""
+    lesson = LESSONS[0]
+    notebook = answered(lesson)
+    imports = next(cell for cell in notebook.cells if cell.cell_type == "code")
+    notebook.cells.append(nbformat.v4.new_code_cell(imports.source))  # the same code, in a cell of the student's
+    nbformat.write(notebook, tmp_path / lesson.notebook_name)
+    assert suspicious.findings(tmp_path / lesson.notebook_name, lesson.released) == []  # a copy of the lesson's
+    notebook.cells[-1].source = imports.source.replace("importlib.util.find_spec", "importlib.import_module")
+    nbformat.write(notebook, tmp_path / lesson.notebook_name)
+    assert suspicious.findings(tmp_path / lesson.notebook_name, lesson.released) == [
+        "manipula módulos o funciones integradas"
+    ]
 
 
 # --- abrir_curso.py: the edition installs and opens itself, with or without make ----------------------------------
@@ -304,3 +350,72 @@ def test_the_launcher_installs_the_edition_and_its_address_opens_the_index(tmp_p
     with open_course(edition, env) as (again, output):  # the second time, nothing to install
         assert time.monotonic() - started < 60
         assert "El curso ya está instalado" in "".join(output) and again != address  # a new token
+
+
+# --- Colab: the first code cell installs the package, only there ------------------------------------------------
+
+# Run by the throwaway environment's Python: the lesson's first code cell in IPython, and what it left.
+RUN_FIRST_CELL = """
+import importlib.metadata, json, sys
+from IPython.core.interactiveshell import InteractiveShell
+
+shell = InteractiveShell.instance()
+result = shell.run_cell(open(sys.argv[1], encoding="utf-8").read())
+checked = shell.run_cell("%%comprobar\\nprint('comprobación disponible')") if result.success else None
+installed = {d.metadata["Name"].lower(): d.version for d in importlib.metadata.distributions()}
+print(json.dumps({
+    "ok": result.success,
+    "error": repr(result.error_in_exec),
+    "gradientes": getattr(sys.modules.get("gradientes"), "__file__", None),
+    "comprobar": bool(checked and checked.success),
+    "installed": installed,
+}))
+"""
+
+
+def test_the_first_cell_installs_the_package_in_colab_and_nothing_elsewhere(tmp_path):
+    """In a throwaway environment with what Colab has (PyTorch, matplotlib, IPython...) but not the course's
+    package nor torchviz. Outside Colab the cell installs nothing; with a ``google.colab`` module (as in Colab) it
+    installs the package from ``GRADIENTES_PAQUETE`` (a wheel built here) and torchviz, and leaves PyTorch alone."""
+    lesson = LESSONS[0]
+    venv = tmp_path / "entorno"
+    subprocess.run([str(DEBIAN_PYTHON), "-m", "venv", str(venv)], check=True)
+    python = venv / "bin" / "python"
+    constraints = tmp_path / "restricciones.txt"
+    constraints.write_text("torch==2.13.0\n")
+    colab_has = ["torch", "numpy", "matplotlib", "ipython", "ipywidgets", "graphviz"]
+    pins = ["-c", str(publish.STUDENT_PROJECT / "requirements.txt"), "-c", str(constraints)]
+    subprocess.run([str(python), "-m", "pip", "install", "--quiet", *pins, *colab_has], check=True)
+    wheels = tmp_path / "paquete"
+    build = [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation", "-w", str(wheels)]
+    subprocess.run([*build, str(publish.STUDENT_PROJECT)], check=True)
+    [wheel] = wheels.glob("gradientes_pytorch-*.whl")
+    cell = tmp_path / "primera_celda.py"
+    cell.write_text(next(c.source for c in read(lesson.released).cells if c.cell_type == "code"), "utf-8")
+    env = {"PATH": f"{venv / 'bin'}:/usr/bin:/bin", "HOME": str(tmp_path), "MPLBACKEND": "agg"}
+    env["GRADIENTES_PAQUETE"] = str(wheel)
+
+    def first_cell(extra_env):
+        result = subprocess.run(
+            [str(python), "-c", RUN_FIRST_CELL, str(cell)],
+            cwd=tmp_path,
+            env={**env, **extra_env},
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        return json.loads(result.stdout.strip().splitlines()[-1])
+
+    elsewhere = first_cell({})
+    assert not elsewhere["ok"] and "No module named 'gradientes'" in elsewhere["error"]
+    assert "gradientes-pytorch" not in elsewhere["installed"] and "torchviz" not in elsewhere["installed"]
+
+    stub = tmp_path / "colab" / "google" / "colab"
+    stub.mkdir(parents=True)
+    (stub.parent / "__init__.py").write_text("")
+    (stub / "__init__.py").write_text('"""Como el módulo de Google Colab."""\n')
+    colab = first_cell({"PYTHONPATH": str(stub.parent.parent)})
+    assert colab["ok"], colab["error"]
+    assert colab["gradientes"].startswith(str(venv)) and colab["comprobar"]
+    assert colab["installed"]["gradientes-pytorch"] and colab["installed"]["torchviz"]
+    assert colab["installed"]["torch"] == elsewhere["installed"]["torch"], "Colab's PyTorch is not touched"
