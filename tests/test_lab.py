@@ -718,3 +718,18 @@ def test_run_all_runs_an_unanswered_lesson_whole(student_lab, student_browser):
     for cell in tests:
         [error] = [output for output in cell.outputs if output.output_type == "error"]
         assert "todavía no has escrito tu respuesta" in error.evalue and "✗" in "".join(error.traceback), error
+
+
+def test_the_kernel_menu_has_one_restart_and_run_all(student_lab, student_browser, tmp_path):
+    """One item, named as the index and the lessons name it (JupyterLab's own, «…ejecutar todo», is hidden)."""
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    driver = student_browser
+    open_in_lab(driver, student_lab, EXPLORED)
+    bar = {e.text: e for e in driver.find_elements("css selector", ".lm-MenuBar-item")}
+    bar["Kernel"].click()
+    labels = menu_labels(WebDriverWait(driver, 5).until(open_menus)[0])
+    driver.save_screenshot(str(tmp_path / "menu_kernel.png"))
+    close_menus(driver)
+    restart_and_run = [label for label in labels if "reiniciar el kernel y ejecutar todas" in label.lower()]
+    assert restart_and_run == ["Reiniciar el kernel y ejecutar todas las celdas…"], labels
