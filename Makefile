@@ -1,5 +1,5 @@
 # Gradientes en PyTorch: dos órdenes lo preparan todo.
-#   make lab    instala lo necesario y abre JupyterLab en el índice del curso
+#   make lab    instala lo necesario y abre JupyterLab en el índice del curso (y escribe su dirección, con la clave)
 #   make test   instala lo necesario y ejecuta todas las pruebas
 PYTHON ?= python3
 VENV ?= .venv
@@ -12,7 +12,7 @@ PROXY := despliegue/node_modules/.bin/configurable-http-proxy
 lab: instalar
 	@scripts/instalar-sistema.sh graphviz || echo "Aviso: sin Graphviz (dot) las lecciones no podrán dibujar los grafos."
 	@scripts/instalar-sistema.sh aislamiento || echo "Aviso: sin bubblewrap (bwrap) no se podrán calificar entregas."
-	$(BIN)/jupyter lab $(if $(filter 0,$(shell id -u)),--allow-root) notebooks/indice.md
+	$(BIN)/jupyter lab $(if $(filter 0,$(shell id -u)),--allow-root) --LabApp.default_url=/lab/tree/notebooks/indice.md
 
 test: instalar
 	scripts/instalar-sistema.sh graphviz aislamiento navegador servidor

@@ -733,3 +733,40 @@ def test_the_kernel_menu_has_one_restart_and_run_all(student_lab, student_browse
     close_menus(driver)
     restart_and_run = [label for label in labels if "reiniciar el kernel y ejecutar todas" in label.lower()]
     assert restart_and_run == ["Reiniciar el kernel y ejecutar todas las celdas…"], labels
+
+
+def test_the_instructors_make_lab_prints_an_address_that_opens_the_index(tmp_path):
+    """``make lab`` (its JupyterLab command, as make runs it, without a browser) writes the index's address with
+    its token: the browser opens it, and it can be copied where no browser opens."""
+    recipe = subprocess.run(["make", "-n", "lab"], cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    [command] = [line for line in recipe.splitlines() if "/jupyter lab" in line]
+    port = free_port()
+    env = {**os.environ, "HOME": str(tmp_path), "JUPYTER_RUNTIME_DIR": str(tmp_path / "runtime")}
+    env.pop("JUPYTER_TOKEN", None)
+    server = subprocess.Popen(
+        [*command.split(), "--no-browser", f"--port={port}", "--ServerApp.port_retries=0"],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    address = re.compile(rf"http://localhost:{port}/lab/tree/notebooks/indice\.md\?token=[0-9a-f]+")
+    try:
+        for line in server.stderr:
+            if address.search(line):
+                break
+        else:
+            pytest.fail("JupyterLab no escribió la dirección del índice")
+        for _ in range(60):  # the address is written a moment before the server answers
+            try:
+                with urllib.request.urlopen(address.search(line)[0], timeout=30) as response:
+                    assert '"treePath": "notebooks/indice.md"' in response.read().decode()
+                break
+            except urllib.error.URLError:
+                time.sleep(0.5)
+        else:
+            pytest.fail("JupyterLab no respondió en la dirección que escribió")
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
