@@ -210,9 +210,9 @@ def test_a_lesson_from_the_published_edition_is_graded_as_the_instructors_one(tm
     assert "ana/gradientes" in bea.read_text("utf-8")
     assert suspicious.findings(bea, lesson.released) == []
     assert cli.main(["calificar", str(demo), "--directorio", str(tmp_path / "curso")]) == 0
-    table = (
-        pd.read_csv(tmp_path / "curso" / "informes" / f"calificaciones_{lesson.id}.csv").set_index("alumno").fillna("")
-    )
+    table = pd.read_csv(
+        tmp_path / "curso" / "informes" / f"calificaciones_{lesson.id}.csv", keep_default_na=False
+    ).set_index("alumno")
     assert table.loc["ana", "puntos_automaticos"] == table.loc["ana", "maximo_automatico"] > 0
     assert table.loc["bea"].to_dict() == table.loc["ana"].to_dict()
 
