@@ -1,4 +1,4 @@
-"""What a statement promises, the grade keeps (issue 13), for every lesson in ``solutions/``.
+"""What a statement promises, the grade keeps (issues 13 and 22), for every lesson in ``solutions/``.
 
 Graded by the real grader (``autograder.batch.run``, sealed, with the hidden tests):
 
@@ -10,6 +10,12 @@ Graded by the real grader (``autograder.batch.run``, sealed, with the hidden tes
 - **Predictions that cannot be computed.** The solution of every predict-then-run exercise (its heading
   says «Predice»), with one call to ``torch`` added, earns nothing; and a correct autograd answer wrapped in
   ``with torch.enable_grad():`` earns full marks (``CON_ENABLE_GRAD``): a guard that punishes it is gone.
+- **A reading that fails closed.** The forbidden API hidden where a partial reader does not look (a name bound in
+  a compound statement, an import inside the function, an alias, dynamic access) earns nothing, and so does a
+  prediction that reaches torch that way; a «uses X» met only by a mention that never runs earns nothing where
+  the grader observes the skill, and where it cannot, the points come with a note for the instructor
+  (``MARCADAS``: in the cell and in the submission's status). Honest answers in other styles keep full marks
+  (``HONESTAS``: helpers, prints, numpy, ``torch.autograd.grad``, an answer rebound as ``f = registrar(f)``).
 
 Every case replaces one answer cell of the instructor's solution. Round ``k`` of a lesson is one submission
 holding the ``k``-th case of each of its exercises, and all rounds of all lessons go in one batch.
@@ -65,19 +71,6 @@ PROHIBIDAS = {
                 "    e.backward()\n"
                 '    return {"e": e.grad, "d": d.grad, "c": c.grad, "a": a.grad, "b": b.grad}\n',
                 "«.backward»",
-            )
-        ],
-        "ej5_solucion": [
-            (
-                "un gancho en lugar de retain_grad()",
-                "def gradiente_intermedio(g, x):\n"
-                "    x = x.detach().clone().requires_grad_(True)\n"
-                "    guardados = []\n"
-                "    u = g(x)\n"
-                "    u.register_hook(guardados.append)\n"
-                "    (u**3).backward()\n"
-                "    return guardados[0], x.grad\n",
-                "«.retain_grad»",
             )
         ],
     },
@@ -202,14 +195,14 @@ PROHIBIDAS.update(
                     "            p.grad = 2 * (p - 3)\n"
                     "            p -= tasa * p.grad\n"
                     "    return 0.0\n",
-                    "no usa autograd",
+                    "paso_recortado",
                 ),
             ],
             "ej5_solucion": [
                 (
                     "diferencias finitas, sin autograd",
                     "def gradiente_dentro(f, x):\n" + _DIFERENCIAS_FINITAS.format(x="x", L="f"),
-                    "no usa autograd",
+                    "que no requieren gradiente",
                 )
             ],
         },
@@ -220,7 +213,7 @@ PROHIBIDAS.update(
                     "def gradiente_softplus(f, w):\n"
                     "    def L(v):\n"
                     "        return torch.log1p(torch.exp(f(v))).sum()\n\n" + _DIFERENCIAS_FINITAS.format(x="w", L="L"),
-                    "no usa autograd",
+                    "que no requieren gradiente",
                 )
             ],
             "ej2_solucion": [
@@ -292,6 +285,173 @@ PROHIBIDAS.update(
         },
     }
 )
+# Issue 22: what the reading cannot miss. A forbidden API hidden from a reader that skips compound statements,
+# imports inside a function, aliases or dynamic access; and a «uses X» met only by a mention that never runs.
+_AUTOGRAD_EN_UN_IF = (
+    "if True:\n"
+    "    from torch.autograd import grad as _derivar\n\n\n"
+    "def derivada_a_mano(x):\n"
+    "    x = x.detach().clone().requires_grad_(True)\n"
+    "    return _derivar(((torch.sin(3 * x) + 2) ** 3).sum(), x)[0]\n"
+)
+_OCULTAS = {
+    # Dynamic access anywhere leaves the whole notebook unreadable: alone in its round of lesson 01, where no other
+    # exercise reads the code.
+    "01_tensores_y_requires_grad": {
+        "ej6_solucion": [
+            (
+                "requires_grad leído con getattr",
+                "def prediccion(requiere_a, requiere_b):\n"
+                "    c = torch.ones(1, requires_grad=requiere_a) * torch.ones(1, requires_grad=requiere_b)\n"
+                "    return (getattr(c, 'requires_' + 'grad'), c.is_leaf, False, True)\n",
+                "getattr()",
+            )
+        ]
+    },
+    "03_backward_y_regla_de_la_cadena": {
+        "ej2_solucion": [("autograd importado dentro de un if", _AUTOGRAD_EN_UN_IF, "«torch.autograd»")],
+        "ej4_solucion": [
+            (
+                "autograd importado dentro de la función",
+                "def retropropagar_a_mano(a, b):\n"
+                "    from torch.autograd import grad\n\n"
+                "    a, b = (t.detach().clone().requires_grad_(True) for t in (a, b))\n"
+                "    c = a * b\n"
+                "    d = c + a\n"
+                "    e = d * d\n"
+                "    gd, gc, ga, gb = grad(e.sum(), (d, c, a, b))\n"
+                "    return {'e': torch.ones_like(e), 'd': gd, 'c': gc, 'a': ga, 'b': gb}\n",
+                "«torch.autograd»",
+            )
+        ],
+    },
+    "04_gradientes_no_escalares": {
+        "ej5_solucion": [
+            (
+                "el jacobiano con un alias en un try",
+                "try:\n    J = torch.autograd.functional\nexcept ImportError:\n    J = None\n\n\n"
+                "def jacobiano(f, x):\n    return J.jacobian(f, x)\n",
+                "«torch.autograd.functional»",
+            )
+        ],
+    },
+    "06_desactivar_el_seguimiento": {
+        "ej5_solucion": [
+            (
+                "diferencias finitas con un backward() muerto",
+                "def gradiente_dentro(f, x):\n    if False:\n        f(x).backward()\n"
+                + _DIFERENCIAS_FINITAS.format(x="x", L="f"),
+                "que no requieren gradiente",
+            )
+        ]
+    },
+    "07_errores_comunes": {
+        "ej2_solucion": [
+            (
+                "el jacobiano por un módulo que torch expone",
+                "def gradientes_por_ejemplo(f, w):\n"
+                "    plano = w.detach().clone().reshape(-1)\n"
+                "    perdidas = lambda v: torch.log1p(f(v.reshape(w.shape)) ** 2)  # noqa: E731\n"
+                "    jac = torch.nn.functional.torch.autograd.functional.jacobian(perdidas, plano)\n"
+                "    return [fila.reshape(w.shape) for fila in jac]\n",
+                "«torch.autograd.functional»",
+            )
+        ]
+    },
+    "08_proyecto_final": {
+        "ej1_solucion": [
+            (
+                "mse_loss importada dentro de la función",
+                "def perdida_mse(prediccion, y):\n"
+                "    from torch.nn.functional import mse_loss\n\n"
+                "    return mse_loss(prediccion, y)\n",
+                "«torch.nn»",
+            )
+        ],
+        "ej2_solucion": [
+            (
+                "torch.optim con un alias dentro de un with",
+                "with torch.no_grad():\n    O = torch.optim\n\n\n"
+                "def paso(parametros, perdida, tasa):\n"
+                "    optimizador = O.SGD(parametros, lr=abs(tasa), maximize=tasa < 0)\n"
+                "    optimizador.zero_grad()\n"
+                "    perdida.backward()\n"
+                "    optimizador.step()\n"
+                "    return perdida.item()\n",
+                "«torch.optim»",
+            )
+        ],
+    },
+}
+for _leccion, _respuestas in _OCULTAS.items():
+    for _respuesta, _casos in _respuestas.items():
+        PROHIBIDAS.setdefault(_leccion, {}).setdefault(_respuesta, []).extend(_casos)
+
+# What the grader cannot observe earns no automatic point for that part: full marks for what it observed, and a
+# note for the instructor in the cell's output and in the submission's status ({lesson: {answer: [(case, code)]}}).
+MARCADAS = {
+    "03_backward_y_regla_de_la_cadena": {
+        "ej5_solucion": [
+            (
+                "un gancho en lugar de retain_grad()",
+                "def gradiente_intermedio(g, x):\n"
+                "    x = x.detach().clone().requires_grad_(True)\n"
+                "    guardados = []\n"
+                "    u = g(x)\n"
+                "    u.register_hook(guardados.append)\n"
+                "    (u**3).backward()\n"
+                "    return guardados[0], x.grad\n",
+            ),
+            (
+                "dy/du a mano con un retain_grad() muerto",
+                "def gradiente_intermedio(g, x):\n"
+                "    x = x.detach().clone().requires_grad_(True)\n"
+                "    u = g(x)\n"
+                "    if False:\n"
+                "        u.retain_grad()\n"
+                "    (u**3).backward()\n"
+                "    return 3 * u.detach() ** 2, x.grad\n",
+            ),
+        ]
+    }
+}
+MARCA = "para revisar a mano"
+
+_REGISTRO = (
+    "\n\nregistradas = []\n\n\n"
+    "def registrar(f):\n    registradas.append(f)\n    print('registrada:', f.__name__)\n    return f\n"
+)
+# Honest answers in other styles keep full marks ({lesson: {answer: [(case, code, or None for the solution rebound
+# by hand as ``f = registrar(f)``)]}}).
+HONESTAS = {
+    "03_backward_y_regla_de_la_cadena": {
+        "ej2_solucion": [
+            (
+                "con numpy y una ayuda que imprime",
+                "import numpy as np\n\n\ndef coseno(v):\n    print('coseno de', v.shape)\n    return np.cos(v)\n\n\n"
+                "def derivada_a_mano(x):\n"
+                "    v = x.detach().numpy()\n"
+                "    return torch.from_numpy(np.asarray(9 * (np.sin(3 * v) + 2) ** 2 * coseno(3 * v)))\n",
+            ),
+            ("reasignada con un registro", None),
+        ]
+    },
+    "04_gradientes_no_escalares": {
+        "ej2_solucion": [
+            (
+                "con torch.autograd.grad y grad_outputs=v",
+                "def vjp(f, x, v):\n"
+                "    x = x.detach().clone().requires_grad_(True)\n"
+                "    (gradiente,) = torch.autograd.grad(f(x), x, grad_outputs=v)\n"
+                "    return gradiente\n",
+            )
+        ],
+        "ej3_solucion": [("reasignada con un registro", None)],
+    },
+    "05_acumulacion_de_gradientes": {"ej2_solucion": [("reasignada con un registro", None)]},
+    "08_proyecto_final": {"ej1_solucion": [("reasignada con un registro", None)]},
+}
+
 CON_ENABLE_GRAD.update(
     {
         "05_acumulacion_de_gradientes": ["ej2_solucion", "ej3_solucion", "ej4_solucion", "ej5_solucion"],
@@ -308,12 +468,13 @@ class Case:
     lesson: object
     answer_id: str  # the answer cell it replaces
     test_id: str  # the exercise's test cell
-    kind: str  # "visible", "prohibida", "prediccion" or "enable_grad"
+    kind: str  # "visible", "prohibida", "prediccion", "enable_grad", "marcada" or "honesta"
     label: str
     code: str
     full_marks: bool = False  # expected: full marks (else none)
     named: str = ""  # what the failure message must contain
     student: str = ""
+    flagged: bool = False  # expected: a note for the instructor, in the cell and in the submission's status
 
     @property
     def id(self):
@@ -379,9 +540,20 @@ def cases_of(lesson):
         for label, code, named in PROHIBIDAS.get(lesson.id, {}).get(answer_id, []):
             cases.append(Case(lesson, answer_id, test_id, "prohibida", label, code, named=named))
         if "predice" in heading.lower():
-            computed = with_statement_first(function, "torch.zeros(1)")
-            code = f"import torch\n\n\n{ast.unparse(computed)}\n"
-            cases.append(Case(lesson, answer_id, test_id, "prediccion", "llama a torch", code, named="«torch»"))
+            for label, before, statement in (
+                ("llama a torch", "", "torch.zeros(1)"),
+                ("torch en un nombre de un if", "if True:\n    _ayuda = torch.zeros\n\n\n", "_ayuda(1)"),
+                ("torch importado dentro", "", "from torch import zeros as _ceros\n_ceros(1)"),
+            ):
+                computed = with_statement_first(function, statement)
+                code = f"import torch\n\n{before}\n{ast.unparse(computed)}\n"
+                cases.append(Case(lesson, answer_id, test_id, "prediccion", label, code, named="«torch»"))
+        for label, code in MARCADAS.get(lesson.id, {}).get(answer_id, []):
+            cases.append(Case(lesson, answer_id, test_id, "marcada", label, code, full_marks=True, flagged=True))
+        for label, code in HONESTAS.get(lesson.id, {}).get(answer_id, []):
+            name = function.name
+            code = code or f"{solution_code(answer)}{_REGISTRO}\n{name} = registrar({name})\n"
+            cases.append(Case(lesson, answer_id, test_id, "honesta", label, code, full_marks=True))
         if answer_id in CON_ENABLE_GRAD.get(lesson.id, []):
             wrapped = with_statement_first(function, "with torch.enable_grad():")
             code = f"import torch\n\n\n{ast.unparse(wrapped)}\n"
@@ -441,13 +613,18 @@ def graded(tmp_path_factory):
         grades = row(result, case.lesson, case.student)
         cells = autograded_notebook(result, case.lesson, case.student).cells
         outputs = next(c.outputs for c in cells if nbgrader_meta(c).get("grade_id") == case.test_id)
-        outcomes[case.id] = (float(grades[case.test_id]), maxima[case.lesson.id][case.test_id], error_text(outputs))
+        notes = "".join(o.get("data", {}).get("text/plain", "") for o in outputs if o.output_type == "display_data")
+        status = result.statuses(case.lesson.id)[case.student]
+        points, maximum = float(grades[case.test_id]), maxima[case.lesson.id][case.test_id]
+        outcomes[case.id] = (points, maximum, error_text(outputs), notes, status)
     return outcomes
 
 
 @pytest.mark.parametrize("case", CASES, ids=[case.id for case in CASES])
 def test_the_grade_keeps_what_the_statement_promises(graded, case):
-    points, maximum, error = graded[case.id]
+    points, maximum, error, notes, status = graded[case.id]
+    if case.flagged:
+        assert "Para revisar a mano" in notes and MARCA in status, f"{case.id}: sin nota para revisar ({status})"
     if case.full_marks:
         assert points == maximum and not error, f"{case.id}: {points} de {maximum}\n{error}\n{case.code}"
         return

@@ -911,18 +911,6 @@ def check_without_autograd(student_fn, hint=None):
     )
 
 
-def check_uses_autograd(student_fn, hint=None):
-    """The statement asks for autograd: the answer's code must mention ``backward()`` or ``torch.autograd.grad``."""
-    check_statement(student_fn, hint=hint)
-    name = _answer_name(student_fn)
-    reading = _read_answer(name)
-    if not (reading.mentions(".backward") or reading.mentions("torch.autograd.grad")):
-        fail(
-            f"{name} no usa autograd (ni backward() ni torch.autograd.grad), que el enunciado pide en este ejercicio.",
-            hint or "aquí el gradiente lo calcula autograd: crea tu hoja, calcula la salida y llama a backward().",
-        )
-
-
 # The note a test cell leaves for the instructor, when grading (a list the grader reads; None in the lab).
 FLAGS = contextvars.ContextVar("flags", default=None)
 FLAG_MARK = "ⓘ"
@@ -956,7 +944,7 @@ def check_prediction_is_plain(prediction):
     name = _answer_name(prediction)
     reading = _read_answer(name)
     modules = [f"«{m}»" for m in sorted(reading.modules()) if m not in PLAIN_MODULES]
-    shown = modules or [*reading.unknown, *(f"«{item}»" for item in reading.not_plain)]
+    shown = reading.unknown or modules or [f"«{item}»" for item in reading.not_plain]
     if shown:
         fail(
             f"{name} usa {', '.join(shown[:4])}, que el enunciado no permite: una predicción no se calcula con código.",
