@@ -114,7 +114,7 @@ def seal(sealed):
 
 # What a lesson's code may use whose first use is slow, warmed in the zygote only for lessons that mention it
 # (see ``autograder.batch``): {name: what the lesson's code mentions}.
-FIRST_USES = {"optim": "torch.optim", "func": "torch.func", "torchviz": "torchviz"}
+FIRST_USES = {"optim": "torch.optim", "func": "torch.func", "torchviz": "from torchviz"}
 
 
 def warm_torch(uses):

@@ -329,8 +329,8 @@ _OCULTAS = {
         "ej5_solucion": [
             (
                 "el jacobiano con un alias en un try",
-                "try:\n    J = torch.autograd.functional\nexcept ImportError:\n    J = None\n\n\n"
-                "def jacobiano(f, x):\n    return J.jacobian(f, x)\n",
+                "try:\n    funcional = torch.autograd.functional\nexcept ImportError:\n    funcional = None\n\n\n"
+                "def jacobiano(f, x):\n    return funcional.jacobian(f, x)\n",
                 "«torch.autograd.functional»",
             )
         ],

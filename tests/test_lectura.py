@@ -133,6 +133,10 @@ def test_a_prediction_that_can_reach_anything_but_plain_python_fails(code):
 
 
 HONEST_BY_HAND = {
+    "con un tensor de la lección que otra celda dibuja": (
+        "import matplotlib.pyplot as plt\n\nescala = torch.tensor(3.0)\nplt.plot(escala, escala)\n\n\n"
+        "def derivada(x):\n    return escala * torch.cos(3 * x)\n"
+    ),
     "una clase que se nombra a sí misma, escrita otra vez": (
         "class Par:\n    def doble(self):\n        return torch.ones(1).backward()\n\n\n"
         "class Par:\n    def __init__(self, v):\n        self.v = v\n\n    def doble(self):\n"

@@ -7,6 +7,7 @@ through IPython and a rewritten check helper.
 """
 
 import ast
+import re
 import tomllib
 from pathlib import Path
 
@@ -17,6 +18,7 @@ from autograder.course import available_lessons, is_test_cell
 
 HARDCODED = Path(__file__).resolve().parent / "valores_fijos"
 MARKERS = ("### BEGIN SOLUTION", "### END SOLUTION")
+PREDICTION = re.compile(r"check_prediction_is_plain\((\w+)\)")
 
 
 def _solution_cells(notebook):
@@ -54,9 +56,14 @@ def hardcoded(lesson):
     return notebook
 
 
-def _wrap_functions(cell, template):
-    names = _function_names(cell.source)
+def _wrap_functions(cell, template, skip=()):
+    names = [name for name in _function_names(cell.source) if name not in skip]
     cell.source += "\n\n" + "\n".join(template.format(name=name) for name in names)
+
+
+def _predictions(notebook):
+    """The answers that the tests read as predictions (plain Python only: a warning would make them code)."""
+    return {name for cell in _tests(notebook) for name in PREDICTION.findall(cell.source)}
 
 
 WARN = (
@@ -88,8 +95,9 @@ def emptied_tests(lesson):
 
 def warns(lesson):
     notebook = answered(lesson)
+    predictions = _predictions(notebook)
     for cell in _solution_cells(notebook):
-        _wrap_functions(cell, WARN)
+        _wrap_functions(cell, WARN, skip=predictions)
     return notebook
 
 

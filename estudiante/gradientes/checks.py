@@ -24,6 +24,7 @@ _autograd_grad = torch.autograd.grad
 _detach = torch.Tensor.detach
 _to = torch.Tensor.to
 _float64 = torch.float64
+_printoptions = torch._tensor_str.printoptions
 _INTEGER_DTYPES = (torch.int8, torch.int16, torch.int32, torch.int64, torch.uint8)
 # System randomness: a student's random.seed() cannot make the hidden inputs predictable.
 _rng = random.SystemRandom()
@@ -294,7 +295,30 @@ def _compare(value, expected, name, rtol, atol, hint):
     if value.is_complex() or not (value.is_floating_point() or value.dtype in _INTEGER_DTYPES):
         fail(f"{name} debía tener valores reales, pero tiene dtype {value.dtype}.", hint)
     if not _allclose(_as_float64(value), _as_float64(expected), rtol=rtol, atol=atol):
-        _mismatch(name, describe(expected), describe(value), hint)
+        _mismatch(name, *_tensors_apart(expected, value), hint)
+
+
+def _numbers_apart(expected, value):
+    """The two numbers with the fewest significant digits (at least 4) that tell them apart."""
+    def shown(number, digits):
+        text = f"{number:.{digits}g}"
+        return f"{text}.0" if type(number) is float and text.lstrip("-").isdigit() else text  # a float stays 2.0
+
+    for digits in range(4, 18):
+        pair = shown(expected, digits), shown(value, digits)
+        if pair[0] != pair[1]:
+            return pair
+    return repr(expected), repr(value)
+
+
+def _tensors_apart(expected, value):
+    """Both tensors described, with enough decimals that they do not read alike (``tensor(0.6835)`` twice)."""
+    for precision in (4, 6, 8, 10):
+        with _printoptions(precision=precision):
+            shown = describe(expected), describe(value)
+        if shown[0] != shown[1]:
+            return shown
+    return shown
 
 
 def check_number(value, expected, *, name="el resultado", rtol=RTOL, atol=ATOL, hint=None):
@@ -305,7 +329,7 @@ def check_number(value, expected, *, name="el resultado", rtol=RTOL, atol=ATOL, 
     if type(value) not in (int, float) or isinstance(value, bool):
         fail(f"{name} debía ser un número, pero se obtuvo {describe(value)}.", hint)
     if not math.isclose(float(value), float(expected), rel_tol=rtol, abs_tol=atol):
-        _mismatch(name, shorten(repr(expected)), shorten(repr(value)), hint)
+        _mismatch(name, *map(shorten, _numbers_apart(expected, value)), hint)
 
 
 def _identical(value, expected):

@@ -422,11 +422,16 @@ class Notebook:
         if isinstance(node, ast.Call):
             if isinstance(node.func, ast.Name) and resolve(node.func.id, scope)[0] == "global":
                 self.calls.setdefault(node.func.id, []).append(unit)
-            for argument in [*node.args, *(k.value for k in node.keywords)]:
-                argument = argument.value if isinstance(argument, ast.Starred) else argument
-                if isinstance(argument, ast.Name) and resolve(argument.id, scope)[0] == "global":
-                    if not self._defined(argument.id):  # a function handed out stays the code it is
-                        self.changes.setdefault(argument.id, []).append(unit)
+            # What the notebook's own code receives it may keep (a library or a builtin stores nothing of it in
+            # the notebook's names); a function handed out stays the code it is.
+            callee = _root(node.func)
+            kind = resolve(callee.id, scope)[0] if callee is not None else "local"
+            if kind == "local" or (kind == "global" and not self._imported(callee.id)):
+                for argument in [*node.args, *(k.value for k in node.keywords)]:
+                    argument = argument.value if isinstance(argument, ast.Starred) else argument
+                    if isinstance(argument, ast.Name) and resolve(argument.id, scope)[0] == "global":
+                        if not self._defined(argument.id):
+                            self.changes.setdefault(argument.id, []).append(unit)
 
     def _defined(self, name):
         """A top-level name that only ``def`` or ``class`` statements bind."""
