@@ -704,6 +704,9 @@ def test_run_all_runs_an_unanswered_lesson_whole(student_lab, student_browser):
 
     finished.before = False
     WebDriverWait(driver, 300, poll_frequency=1).until(finished)
+    # With widgets on, the lab shows the slider itself, not the picture meant for front ends without widgets.
+    WebDriverWait(driver, 30).until(lambda d: d.find_elements(By.CSS_SELECTOR, ".jp-OutputArea .widget-slider"))
+    assert "widgets están desactivados" not in driver.find_element(By.CSS_SELECTOR, ".jp-Notebook").text
     driver.find_element(By.CSS_SELECTOR, ".jp-NotebookPanel .jp-Notebook").click()
     ActionChains(driver).key_down(Keys.CONTROL).send_keys("s").key_up(Keys.CONTROL).perform()  # to read it here
     tab = ".lm-DockPanel-tabBar .lm-TabBar-tab.jp-mod-current"

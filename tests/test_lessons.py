@@ -47,8 +47,13 @@ def test_solution_runs_headless(lesson):
     if lesson.id.startswith(("02_", "03_")):
         assert "image/svg+xml" in mimes, "lessons 02 and 03 draw torchviz graphs"
     sliders = [c for c in notebook.cells if c.cell_type == "code" and "tangent_slider(" in c.source]
-    for cell in sliders:  # the slider renders as a widget whose initial plot lives in the widget state
-        assert any("application/vnd.jupyter.widget-view+json" in o.get("data", {}) for o in cell.outputs)
+    for cell in sliders:  # a widget whose initial plot lives in the widget state; without widgets, a picture
+        bundles = [o.get("data", {}) for o in cell.outputs]
+        assert any(
+            {"application/vnd.jupyter.widget-view+json", "image/png"} <= set(data)
+            and "widgets están desactivados" in data.get("text/plain", "")
+            for data in bundles
+        ), bundles
     if sliders:
         state = str(notebook.metadata.widgets)
         assert "FloatSliderModel" in state and "image/png" in state

@@ -300,6 +300,7 @@ def _compare(value, expected, name, rtol, atol, hint):
 
 def _numbers_apart(expected, value):
     """The two numbers with the fewest significant digits (at least 4) that tell them apart."""
+
     def shown(number, digits):
         text = f"{number:.{digits}g}"
         return f"{text}.0" if type(number) is float and text.lstrip("-").isdigit() else text  # a float stays 2.0

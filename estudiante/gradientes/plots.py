@@ -1,5 +1,8 @@
 """Plots that the lessons share: a function with its tangent, and a slider to move it."""
 
+import base64
+import io
+
 import matplotlib.pyplot as plt
 import torch
 
@@ -33,13 +36,45 @@ def plot_tangent(fn, x0, *, xlim=(-3.0, 3.0), title=None, ax=None):
     return ax
 
 
+class _SliderWithPicture:
+    """The slider for a front end with widgets; its first picture and a Spanish line for one without (Colab
+    with widgets off, a static view of the notebook), in the same output."""
+
+    def __init__(self, widget, png, x0):
+        self.widget, self.png, self.x0 = widget, png, x0
+
+    def _repr_mimebundle_(self, **kwargs):
+        view = {"version_major": 2, "version_minor": 0, "model_id": self.widget.model_id}  # ipywidgets 7 and 8
+        return {
+            "application/vnd.jupyter.widget-view+json": view,
+            "image/png": self.png,
+            "text/plain": (
+                f"(Aquí los widgets están desactivados y el deslizador no se muestra: la figura es la tangente en "
+                f"x = {self.x0:.2f}. Cambia x0 en la llamada para verla en otro punto.)"
+            ),
+        }
+
+
+def _picture(fn, x0, xlim):
+    figure, ax = plt.subplots(figsize=(6, 4))
+    plot_tangent(fn, x0, xlim=xlim, ax=ax)
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png", bbox_inches="tight")
+    plt.close(figure)
+    return base64.b64encode(buffer.getvalue()).decode("ascii")
+
+
 def tangent_slider(fn, *, xlim=(-3.0, 3.0), x0=0.0, step=0.05):
-    """An ipywidgets slider that moves ``x`` and redraws the tangent and its gradient."""
-    from ipywidgets import FloatSlider, interact
+    """An ipywidgets slider that moves ``x`` and redraws the tangent and its gradient; where widgets do not
+    render, the tangent at ``x0`` as a picture. Shows it and returns the widget."""
+    from IPython.display import display
+    from ipywidgets import FloatSlider, interactive
 
     def draw(x):
         plot_tangent(fn, x, xlim=xlim)
         plt.show()
 
     slider = FloatSlider(value=x0, min=xlim[0], max=xlim[1], step=step, description="x", continuous_update=False)
-    return interact(draw, x=slider)
+    widget = interactive(draw, x=slider)
+    display(_SliderWithPicture(widget, _picture(fn, x0, xlim), x0))
+    return widget
