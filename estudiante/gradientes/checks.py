@@ -76,7 +76,19 @@ def _argument(value):
         return describe(value)
     if callable(value) and hasattr(value, "__name__") and not isinstance(value, type):
         return value.__name__
+    if type(value) is dict and any(is_tensor(item) for item in value.values()):  # every name, with its shape
+        brief = [
+            f"{k!r}: " + (f"forma {tuple(v.shape)}" if is_tensor(v) else shorten(repr(v), 30)) for k, v in value.items()
+        ]
+        return shorten("{" + ", ".join(brief) + "}", 200)
     return shorten(repr(value), 80)
+
+
+def step_text(number, total, before):
+    """Which of several calls in a row failed, as a student who cannot see the test reads it: its number and the
+    parameters' values when it started."""
+    shown = shorten(", ".join(describe(value) for value in before), 160)
+    return f"llamada {number} de {total} seguidas (con los parámetros en {shown} al empezarla)"
 
 
 def call_text(name, args, kwargs):
@@ -87,6 +99,11 @@ def call_text(name, args, kwargs):
 
 # What a well-known error means (a fragment of its message, or its type), for the hint of a
 # call that raised it. The hints diagnose; none of them gives away an exercise's answer.
+NUMPY_ON_A_TENSOR = (
+    "llamaste a una función de NumPy (np.mean, np.sum, np.max…) con un tensor: NumPy le pide al tensor su método con "
+    "argumentos de NumPy (axis), que PyTorch no conoce. Usa la de PyTorch, torch.mean(t) o t.mean(), que además deja "
+    "el resultado en el grafo."
+)
 KNOWN_ERRORS = (
     (
         "does not require grad and does not have a grad_fn",
@@ -116,7 +133,17 @@ KNOWN_ERRORS = (
     ),
     (
         "Can't call numpy() on Tensor that requires grad",
-        "un tensor que requiere gradiente no pasa a NumPy tal cual: antes hay que sacarlo del grafo.",
+        "una función de NumPy (np.exp, np.sin, np.array…) convierte el tensor en un array, fuera del grafo, y autograd "
+        "no lo puede seguir: usa la de PyTorch (torch.exp, torch.sin…). Solo para mostrar valores, saca antes el "
+        "tensor del grafo con .detach().",
+    ),
+    (
+        "unexpected keyword argument 'axis'",
+        NUMPY_ON_A_TENSOR,
+    ),
+    (
+        "argument 'dim' must be int, not NoneType",
+        NUMPY_ON_A_TENSOR,
     ),
     (
         "one element tensors can be converted to Python scalars",
@@ -133,8 +160,14 @@ KNOWN_ERRORS = (
         "usaste en un if o un while un tensor de varios elementos: ¿qué elemento querías comparar?",
     ),
     (
+        "len() of a 0-d tensor",
+        "len(t) es el tamaño del primer eje, no el número de elementos, y un tensor 0-d (un escalar, de forma ()) no "
+        "tiene ningún eje. Para contar elementos usa t.numel() (1 en un escalar); para contar ejes, t.dim().",
+    ),
+    (
         "0-d tensor",
-        "un tensor 0-d (un escalar, de forma ()) no tiene ningún eje: no tiene longitud ni elementos que recorrer.",
+        "un tensor 0-d (un escalar, de forma ()) no tiene ningún eje: no hay elementos que recorrer con un for. Sus "
+        "elementos los cuenta t.numel(); su valor, t.item().",
     ),
     (
         "Mismatch in shape",

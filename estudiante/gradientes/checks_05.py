@@ -19,6 +19,7 @@ from gradientes.checks import (
     gradient_list_hint,
     is_close,
     is_tensor,
+    step_text,
 )
 
 
@@ -335,7 +336,8 @@ def check_momentum_steps(funcion, perdida_de, valores, velocidades, tasa, moment
         gradientes = _autograd_grad(perdida_de(copias), copias, allow_unused=True)
         perdida = perdida_de(hojas)  # el paso hacia adelante, con los valores actuales
         valor_perdida = perdida.item()
-        donde = f"llamada {numero} a {funcion.__name__} con {perdida_de.__name__}, tasa = {tasa} y momento = {momento}"
+        donde = f"{step_text(numero, len(esperados), antes)} a {funcion.__name__} con {perdida_de.__name__}, tasa = "
+        donde += f"{tasa} y momento = {momento}"
         if restos is not None:
             donde += ", con restos en cada .grad"
         resultado = call_student(

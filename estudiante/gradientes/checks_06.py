@@ -18,6 +18,7 @@ from gradientes.checks import (
     check_called_with_graph,
     check_equal,
     check_number,
+    check_prediction,
     check_properties,
     check_tensor,
     describe,
@@ -25,6 +26,7 @@ from gradientes.checks import (
     fail,
     is_close,
     is_tensor,
+    step_text,
     tensor_properties,
 )
 
@@ -46,7 +48,7 @@ def check_detached_factor_prediction(prediccion, a, esperado):
         pista = "ese es el valor de y, no su gradiente respecto a x."
     elif numero is not None and is_close(numero, 0.0) and not is_close(numero, esperado):
         pista = "predijiste que no vuelve ningún gradiente, pero uno de los dos factores sí conserva la historia de x."
-    check_number(valor, esperado, name=f"{prediccion.__name__}({a!r})", hint=pista)
+    check_prediction(valor, esperado, name=f"{prediccion.__name__}({a!r})", hint=pista)  # without saying the answer
 
 
 def _pista_redondeo_valores(valor, x, redondeado):
@@ -62,7 +64,13 @@ def _pista_redondeo_valores(valor, x, redondeado):
     return "los valores deben ser exactamente los de torch.round(x)."
 
 
-def _pista_redondeo_gradiente(gradiente, v):
+def _pista_redondeo_gradiente(gradiente, v, x):
+    if not is_close(gradiente, v) and is_close(gradiente, v * torch.round(x) / x.masked_fill(x == 0, 1.0)):
+        return (
+            "tu gradiente es round(x) / x, no 1: en x * c.detach() autograd ve x multiplicado por una constante c, y "
+            "la derivada de c·x es c. Para que sea la de la identidad, x debe entrar sumando: x más una corrección "
+            "que autograd no vea."
+        )
     if is_close(gradiente, torch.zeros_like(gradiente)):
         return (
             "el gradiente se quedó en cero: autograd está derivando el redondeo, y su derivada es 0. "
@@ -70,7 +78,11 @@ def _pista_redondeo_gradiente(gradiente, v):
         )
     if is_close(gradiente, 2 * v):
         return "el gradiente es el doble: ¿x llega al resultado por dos caminos que autograd ve?"
-    return "el gradiente debe ser el de la identidad: cada elemento del resultado depende de su x con derivada 1."
+    return (
+        "autograd deriva lo que ve: si x entra multiplicado por algo (x * c), la derivada es c, y si entra dos veces, "
+        "se suman. Para la derivada 1 de la identidad, x debe entrar una sola vez y sumando, y el resto quedar fuera "
+        "del grafo."
+    )
 
 
 def check_straight_through(funcion, valores, redondeados, pesos=None):
@@ -107,7 +119,7 @@ def check_straight_through(funcion, valores, redondeados, pesos=None):
         v,
         name=f"el gradiente de ({funcion.__name__}(x) * v).sum() respecto a x, con x = {describe(_detach(x))} y "
         f"v = {describe(v)}",
-        hint=_pista_redondeo_gradiente(gradiente, v),
+        hint=_pista_redondeo_gradiente(gradiente, v, _detach(x)),
     )
 
 
@@ -212,7 +224,8 @@ def check_clipped_steps(funcion, perdida_de, valores, congelados, tasa, norma_ma
         copias = [a.clone().requires_grad_(i not in congelados) for i, a in enumerate(antes)]
         gradientes = _autograd_grad(perdida_de(copias), [copias[i] for i in entrenables])
         perdida = perdida_de(hojas)  # el paso hacia adelante, con los valores actuales
-        donde = f"llamada {numero} a {funcion.__name__} con {perdida_de.__name__}, tasa = {tasa} y norma_maxima = "
+        donde = f"{step_text(numero, len(esperados), antes)} a {funcion.__name__} con {perdida_de.__name__}, "
+        donde += f"tasa = {tasa} y norma_maxima = "
         donde += f"{norma_maxima}" + (f", con los parámetros {sorted(congelados)} congelados" if congelados else "")
         if restos is not None:
             donde += ", con restos en .grad"

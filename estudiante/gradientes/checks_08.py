@@ -21,6 +21,7 @@ from gradientes.checks import (
     fail,
     is_close,
     is_tensor,
+    step_text,
     tensor_properties,
 )
 
@@ -125,14 +126,14 @@ def check_descent_steps(funcion, construir, nombres, valores, tasa, texto, esper
         if restos is not None:
             for hoja, resto in zip(hojas, restos, strict=True):
                 hoja.grad = torch.full_like(_detach(hoja), resto)
-        donde = f"llamada {numero} con la pérdida {texto} y tasa = {tasa}"
+        antes = [_detach(h).clone() for h in hojas]
+        donde = f"{step_text(numero, len(esperados), antes)} con la pérdida {texto} y tasa = {tasa}"
         if restos is not None:
             donde += (
                 f", con restos en .grad ({', '.join(f'{r} en {n}.grad' for n, r in zip(nombres, restos, strict=True))})"
             )
         elif numero == 1:
             donde += ", con .grad vacío (None) al empezar"
-        antes = [_detach(h).clone() for h in hojas]
         restos_antes = [None if h.grad is None else _detach(h.grad).clone() for h in hojas]
         with torch.no_grad():
             valor_esperado = construir(antes).item()
