@@ -1,13 +1,34 @@
-"""The checks of lessons 09 and 10 observe from the test's side (issue 22): the test registers the student's hook on
+"""The checks of lessons 09 and 10 observe from the test's side: the test registers the student's hook on
 its own graph, wraps the student's forward and backward in its own ``torch.autograd.Function``, and reads the
 answer's code only through ``check_statement``, which fails closed."""
+
+import math
+import random
 
 import pytest
 import torch
 
 from gradientes.checks import CheckFailure
-from gradientes.checks_09 import check_gradcheck, check_own_code, custom_function, gradient_with_hook, returned_function
-from gradientes.checks_10 import check_engine_code
+from gradientes.checks_09 import (
+    check_clipped,
+    check_gradcheck,
+    check_own_code,
+    check_to_rounding,
+    custom_function,
+    gradient_with_hook,
+    returned_function,
+)
+from gradientes.checks_10 import (
+    check_backward,
+    check_engine_code,
+    check_local_step,
+    check_training_step,
+    dyadic,
+    evaluate,
+    near_a_kink,
+    random_program,
+    training_reference,
+)
 from gradientes.statement import SOURCES
 
 
@@ -54,6 +75,47 @@ def test_a_hook_that_returns_no_tensor_of_the_gradients_shape_fails(cells):
         gradient_with_hook(returned_function(lambda gradient: 1.0, "tu gancho", "g"), f, g, X)
     with pytest.raises(CheckFailure, match="debía devolver una función"):
         returned_function(None, "tu gancho", "gancho_de_recorte(1.0)")
+
+
+def test_a_hook_that_leaves_the_gradient_as_it_came_is_named(cells):
+    cells("")
+
+    def forgetful(gradient):
+        gradient.clamp(-1.0, 1.0)  # computes the clipped gradient and throws it away
+
+    for hook in (lambda gradient: gradient, forgetful):
+        came = gradient_with_hook(returned_function(hook, "tu gancho", "g"), f, g, X)
+        with pytest.raises(CheckFailure, match="sin recortar"):
+            check_clipped(came, [2.5, -2.5], unclipped=[8.5, 0.5], name="el gradiente de x")
+    came = gradient_with_hook(returned_function(lambda gradient: gradient.clamp(0.0, 1.0), "tu gancho", "g"), f, g, X)
+    with pytest.raises(CheckFailure, match="no coincide"):
+        check_clipped(came, [2.5, -2.5], unclipped=[8.5, 0.5], name="el gradiente de x")
+    check_clipped(
+        gradient_with_hook(returned_function(clip, "tu gancho", "g"), f, g, X),
+        [2.5, -2.5],
+        unclipped=[8.5, 0.5],
+        name="x",
+    )
+
+
+def test_to_rounding_refuses_finite_differences_and_says_why():
+    W1 = torch.tensor([[1.0, 0.0], [0.5, -1.0], [0.0, 2.0]], dtype=torch.float64)
+    W2 = torch.tensor([[1.0, -1.0, 0.5], [0.0, 2.0, 1.0]], dtype=torch.float64)
+    x, v = torch.tensor([0.5, -0.25], dtype=torch.float64), torch.tensor([1.0, 2.0], dtype=torch.float64)
+
+    def red(z):
+        return W2 @ torch.tanh(W1 @ z)
+
+    _, exact = torch.func.jvp(red, (x,), (v,))
+    check_to_rounding(exact, [3.539014798346673, 0.7864477329659274], name="J v", close_hint="aproximado")
+    step = 1e-6
+    approximate = (red(x + step * v) - red(x - step * v)) / (2 * step)
+    with pytest.raises(CheckFailure, match="aproximado"):
+        check_to_rounding(approximate, [3.539014798346673, 0.7864477329659274], name="J v", close_hint="aproximado")
+    with pytest.raises(CheckFailure, match="otra cosa"):
+        check_to_rounding(
+            2 * exact, [3.539014798346673, 0.7864477329659274], name="J v", hint="otra cosa", close_hint="aproximado"
+        )
 
 
 def forward(x):
@@ -105,3 +167,108 @@ def test_the_engine_may_reach_only_math_and_collections(cells):
     cells("if True:\n    import numpy\n\ndef orden(r):\n    return numpy.exp(r)\n")
     with pytest.raises(CheckFailure, match="numpy"):
         check_engine_code("orden")
+
+
+def _tanh_by_differences(x, h=2.0**-6):
+    """The best finite difference of tanh' a student could write: 8 points, at its best step."""
+    c = (4 / 5, -1 / 5, 4 / 105, -1 / 280)
+    return sum(c[k] * (math.tanh(x + (k + 1) * h) - math.tanh(x - (k + 1) * h)) for k in range(4)) / h
+
+
+def test_the_reference_follows_every_path_and_keeps_what_earlier_passes_left():
+    programa = [("c", "*", "a", "b"), ("d", "+", "c", "a"), ("e", "+", "c", "d")]
+    dato, _, gradientes, escalas = evaluate(programa, {"a": 2.0, "b": -3.0}, {"a": 0.5})
+    assert (dato, gradientes) == (-10.0, {"a": -4.5, "b": 4.0})
+    assert all(escalas[hoja] >= abs(gradientes[hoja]) for hoja in escalas)
+
+
+def test_one_local_rule_is_checked_to_rounding_and_with_its_children():
+    instruccion, hojas, g = ("y", "tanh", "a"), {"a": 0.5}, 2.0
+    dato, _, esperados, _ = evaluate([instruccion], hojas, {}, g)
+    t = math.tanh(0.5)
+    honest = (t, {"a": g / math.cosh(0.5) ** 2}, ["a"])  # the derivative in another form
+    check_local_step(honest, instruccion, {}, (dato, esperados), call="retro_local", hint="h", dato_hint="d")
+    with pytest.raises(CheckFailure, match="_hijos"):
+        check_local_step((t, esperados, []), instruccion, {}, (dato, esperados), call="r", hint="h", dato_hint="d")
+    misses = 0
+    for k in range(-48, 49):  # a over [-1.5, 1.5]: finite differences miss nearly always
+        a = k / 32
+        dato, _, esperados, _ = evaluate([instruccion], {"a": a}, {}, 1.0)
+        try:
+            check_local_step(
+                (dato, {"a": _tanh_by_differences(a)}, ["a"]),
+                instruccion,
+                {},
+                (dato, esperados),
+                call="r",
+                hint="h",
+                dato_hint="d",
+            )
+        except CheckFailure:
+            misses += 1
+    assert misses > 0.8 * 97
+
+
+def test_a_backward_pass_that_zeroed_the_leaves_is_named():
+    programa, hojas, previos = [("c", "*", "a", "b"), ("d", "+", "c", "a")], {"a": 2.0, "b": -3.0}, {"a": 0.5}
+    dato, escala, esperados, escalas = evaluate(programa, hojas, previos)
+    with pytest.raises(CheckFailure, match="a cero"):
+        check_backward(
+            (dato, {"a": -2.0, "b": 2.0}),
+            dato,
+            esperados,
+            previos,
+            escalas=(escala, escalas),
+            call="g",
+            hint="h",
+            dato_hint="d",
+        )
+    check_backward((dato, esperados), dato, esperados, previos, escalas=(escala, escalas), call="g", hint="h",
+                   dato_hint="d")  # fmt: skip
+
+
+def test_the_training_step_is_the_reference_of_its_loss_program():
+    lineal = [("z", "*", "p0", "x"), ("prediccion", "+", "z", "p1")]
+    perdida, nuevos, escalas = training_reference(lineal, [0.5, -0.25], [(1.0, 2.0), (-2.0, -1.0)], 0.25)
+    assert (perdida, nuevos) == (1.5625, [0.8125, 0.25])
+    check_training_step((perdida, nuevos), perdida, nuevos, escalas=escalas, call="p", hints=("a", "b"))
+    with pytest.raises(CheckFailure, match="el parámetro p0"):
+        check_training_step((perdida, [0.8125 + 1e-9, 0.25]), perdida, nuevos, escalas=escalas, call="p",
+                            hints=("a", "b"))  # fmt: skip
+
+
+def test_random_programs_stay_bounded_and_use_only_the_lessons_operations():
+    rng = random.Random(3)
+    for _ in range(50):
+        programa = random_program(rng, "abc", 8)
+        valores = {h: dyadic(rng, -1.5, 1.5) for h in "abc"}
+        dato = evaluate(programa, valores)[0]
+        assert abs(dato) <= 50 and {i[1] for i in programa} <= {"+", "*", "**", "tanh", "exp", "relu"}
+        near_a_kink(programa, valores)
+
+
+def test_the_helpers_the_checks_rely_on_are_the_lessons_own(cells):
+    from helpers import read as read_notebook
+
+    from autograder.course import find_lesson
+    from gradientes.checks_10 import HELPERS, check_helpers
+
+    source = "\n".join(c.source for c in read_notebook(find_lesson("10_tu_propio_autograd").source).cells)
+    for text in HELPERS.values():  # as the lesson writes them
+        assert text.strip("\n") in source
+    cells(
+        HELPERS["construir"],
+        "print('otra celda')\n",
+        HELPERS["retro_local"].replace("    salida._retro()\n", "    salida._retro()  # mi comentario\n"),
+    )
+    check_helpers("construir", "retro_local")
+    cells(
+        HELPERS["construir"],
+        HELPERS["retro_local"],
+        "def retro_local(programa, valores, g, previos):\n    return 0.0, {}, []\n",
+    )
+    with pytest.raises(CheckFailure, match="retro_local no es la de la lección"):
+        check_helpers("construir", "retro_local")
+    cells(HELPERS["construir"].replace("Valor(v, nombre=n)", "Valor(v)"), HELPERS["retro_local"])
+    with pytest.raises(CheckFailure, match="construir no es la de la lección"):
+        check_helpers("construir", "retro_local")

@@ -1,4 +1,4 @@
-"""What a statement promises, the grade keeps (issues 13 and 22), for every lesson in ``solutions/``.
+"""What a statement promises, the grade keeps, for every lesson in ``solutions/``.
 
 Graded by the real grader (``autograder.batch.run``, sealed, with the hidden tests):
 
@@ -285,7 +285,7 @@ PROHIBIDAS.update(
         },
     }
 )
-# Issue 22: what the reading cannot miss. A forbidden API hidden from a reader that skips compound statements,
+# What the reading cannot miss. A forbidden API hidden from a reader that skips compound statements,
 # imports inside a function, aliases or dynamic access; and a «uses X» met only by a mention that never runs.
 _AUTOGRAD_EN_UN_IF = (
     "if True:\n"
@@ -383,6 +383,25 @@ _OCULTAS = {
         ],
     },
 }
+_OCULTAS["09_mas_alla_de_backward"] = {
+    "ej2_solucion": [
+        (
+            "torch.sinc con un alias en un try",
+            "try:\n    _s = torch.sinc\nexcept AttributeError:\n    _s = None\n\n\n"
+            "def sinc(x):\n    return _s(x / math.pi)\n",
+            "«torch.sinc»",
+        )
+    ],
+    "ej7_solucion": [
+        (
+            "la softplus de PyTorch importada dentro de un with",
+            "with torch.no_grad():\n    from torch.nn.functional import softplus as _suave\n\n\n"
+            "def adelante(x):\n    return _suave(x), (x,)\n\n\n"
+            "def atras(guardado, grad_y):\n    (x,) = guardado\n    return grad_y * torch.sigmoid(x)\n",
+            "softplus",
+        )
+    ],
+}
 for _leccion, _respuestas in _OCULTAS.items():
     for _respuesta, _casos in _respuestas.items():
         PROHIBIDAS.setdefault(_leccion, {}).setdefault(_respuesta, []).extend(_casos)
@@ -416,6 +435,26 @@ MARCADAS = {
     }
 }
 MARCA = "para revisar a mano"
+# Lesson 09: forward mode (ej4) and vmap (ej5) cannot be observed; values the grader checks to float64's rounding (ej4)
+# and at a size a loop cannot reach in time (ej5) keep full marks, with a note for the instructor.
+MARCADAS["09_mas_alla_de_backward"] = {
+    "ej4_solucion": [
+        (
+            "J v con la regla de la cadena escrita a mano",
+            "def derivada_direccional(W1, W2, x, v):\n"
+            "    s = torch.tanh(W1 @ x)\n"
+            "    return W2 @ s, W2 @ ((1 - s**2) * (W1 @ v))\n",
+        )
+    ],
+    "ej5_solucion": [
+        (
+            "el gradiente de cada ejemplo escrito a mano, sin vmap",
+            "def gradientes_por_ejemplo(w, X, y):\n"
+            "    t = torch.tanh(X @ w)\n"
+            "    return (2 * (t - y) * (1 - t**2)).unsqueeze(1) * X\n",
+        )
+    ],
+}
 
 _REGISTRO = (
     "\n\nregistradas = []\n\n\n"
@@ -450,6 +489,10 @@ HONESTAS = {
     },
     "05_acumulacion_de_gradientes": {"ej2_solucion": [("reasignada con un registro", None)]},
     "08_proyecto_final": {"ej1_solucion": [("reasignada con un registro", None)]},
+    "09_mas_alla_de_backward": {
+        "ej4_solucion": [("reasignada con un registro", None)],
+        "ej6_solucion": [("reasignada con un registro", None)],
+    },
 }
 
 CON_ENABLE_GRAD.update(
@@ -461,6 +504,57 @@ CON_ENABLE_GRAD.update(
         "08_proyecto_final": ["ej1_solucion", "ej2_solucion"],
     }
 )
+
+
+def _solucion_10(answer_id, old, new):
+    """Lesson 10's solution of ``answer_id`` with ``old`` replaced by ``new`` (once); "" if the lesson is absent."""
+    lesson = next((item for item in available_lessons() if item.id == "10_tu_propio_autograd"), None)
+    if lesson is None:
+        return ""
+    cell = next(c for c in read(lesson.source).cells if nbgrader_meta(c).get("grade_id") == answer_id)
+    code = "\n".join(line for line in cell.source.splitlines() if line.strip() not in MARKERS) + "\n"
+    assert code.count(old) == 1, (answer_id, old)
+    return code.replace(old, new)
+
+
+# Lesson 10: the engine reaches only math and collections, however another module is brought in (an import inside a
+# method, a compound statement); honest styles (an answer rebound by hand) keep full marks.
+for _respuesta, _caso in {
+    "ej1_solucion": (
+        "tanh de torch importada dentro del método",
+        _solucion_10(
+            "ej1_solucion",
+            "        t = math.tanh(self.dato)\n",
+            "        from torch import tanh, tensor\n\n        t = float(tanh(tensor(self.dato)))\n",
+        ),
+        "«torch»",
+    ),
+    "ej2_solucion": (
+        "graphlib importado dentro de un if",
+        "if True:\n    import graphlib as _grafos\n\n\ndef orden_topologico(raiz, hijos):\n"
+        "    grafo, pendientes = {}, [raiz]\n    while pendientes:\n        nodo = pendientes.pop()\n"
+        "        if nodo not in grafo:\n            grafo[nodo] = tuple(hijos(nodo))\n"
+        "            pendientes.extend(grafo[nodo])\n"
+        "    return list(_grafos.TopologicalSorter(grafo).static_order())\n",
+        "«graphlib»",
+    ),
+    "ej5_solucion": (
+        "el paso con torch en un try",
+        "try:\n    import torch as _t\nexcept ImportError:\n    _t = None\n\n\n"
+        + _solucion_10(
+            "ej5_solucion",
+            "    return perdida.dato, [hoja.dato - tasa * hoja.grad for hoja in hojas.values()]\n",
+            "    p = _t.tensor([h.grad for h in hojas.values()], dtype=_t.float64)\n"
+            "    return perdida.dato, (_t.tensor(parametros, dtype=_t.float64) - tasa * p).tolist()\n",
+        ),
+        "«torch»",
+    ),
+}.items():
+    PROHIBIDAS.setdefault("10_tu_propio_autograd", {}).setdefault(_respuesta, []).append(_caso)
+HONESTAS["10_tu_propio_autograd"] = {
+    "ej2_solucion": [("reasignada con un registro", None)],
+    "ej5_solucion": [("reasignada con un registro", None)],
+}
 
 
 @dataclass

@@ -1,4 +1,4 @@
-"""The reading behind «sin X» and predictions fails closed (issue 22): every cell read in full, every name resolved,
+"""The reading behind «sin X» and predictions fails closed: every cell read in full, every name resolved,
 anything hidden a failure; honest code in many styles keeps passing.
 
 Each case is the notebook's cells before the test cell (after the lesson's own imports cell) and the check it meets.
@@ -133,6 +133,10 @@ def test_a_prediction_that_can_reach_anything_but_plain_python_fails(code):
 
 
 HONEST_BY_HAND = {
+    "después de una comprensión cuya variable se llama como la respuesta": (
+        "import torch\n\nmedidas = [(1, torch.autograd.grad)]\ntabla = [derivada for _, derivada in medidas]\n\n\n"
+        "def derivada(x):\n    return 3 * torch.cos(3 * x)\n"
+    ),
     "con un tensor de la lección que otra celda dibuja": (
         "import matplotlib.pyplot as plt\n\nescala = torch.tensor(3.0)\nplt.plot(escala, escala)\n\n\n"
         "def derivada(x):\n    return escala * torch.cos(3 * x)\n"

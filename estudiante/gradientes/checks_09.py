@@ -1,4 +1,4 @@
-"""Checks of lesson 09 (ganchos y funciones propias): the test owns the graph and calls the student's pieces.
+"""Checks of lesson 09 (más allá de backward): the test owns the graph and calls the student's pieces.
 
 A hook the student returns is registered by the test cell on its own tensors, and the test runs the
 backward pass; a forward and a backward the student writes are wrapped by the test in its own
@@ -13,8 +13,10 @@ from gradientes.checks import (
     CheckFailure,
     call_text,
     check_statement,
+    check_tensor,
     describe,
     fail,
+    is_close,
     is_tensor,
     student_raised,
     student_too_slow,
@@ -160,8 +162,35 @@ def check_gradcheck(apply, x, *, where, hint=None):
 TORCH_OPS = "torch.ops"
 
 
+# What an answer that writes its own operation may reach: ``warnings`` computes nothing (an answer may warn).
+OWN_CODE_MODULES = ("torch", "math", "warnings")
+
+
 def check_own_code(answers, *, forbidden, hint=None):
-    """Each of ``answers`` (names of the notebook) reaches only ``torch`` and ``math``, and nothing ``forbidden``
-    (dotted prefixes, or methods such as ``.sinc``): read in full by :func:`check_statement`, failing closed."""
+    """Each of ``answers`` (names of the notebook) reaches only ``torch`` and ``math`` (and ``warnings``), and nothing
+    ``forbidden`` (dotted prefixes, or methods such as ``.sinc``): read in full by :func:`check_statement`, failing
+    closed."""
     for answer in answers:
-        check_statement(answer, modules=("torch", "math"), forbidden=(*forbidden, TORCH_OPS), hint=hint)
+        check_statement(answer, modules=OWN_CODE_MODULES, forbidden=(*forbidden, TORCH_OPS), hint=hint)
+
+
+def check_to_rounding(value, expected, *, name, hint=None, close_hint=None, rtol=1e-12, atol=1e-12):
+    """``value`` matches ``expected`` to float64's rounding (``rtol``, ``atol``), which an approximation such as
+    finite differences cannot meet; if it matches only to a few digits, the failure gets ``close_hint``."""
+    try:
+        check_tensor(value, expected, name=name, rtol=rtol, atol=atol, hint=hint)
+    except CheckFailure as failure:
+        message, better = failure.message, failure.hint
+        if close_hint and is_close(value, expected, rtol=1e-4, atol=1e-6):
+            better = close_hint
+        fail(message, better)
+
+
+def check_clipped(value, expected, *, unclipped, name, hint=None):
+    """``value`` (a gradient the test got with the student's hook registered) is ``expected``; if it is the gradient
+    without any hook, ``unclipped``, the failure says so: the hook left the gradient as it came."""
+    unclipped = torch.as_tensor(unclipped, dtype=torch.float64)
+    differs = not is_close(torch.as_tensor(expected, dtype=torch.float64), unclipped)
+    if differs and is_tensor(value) and value.shape == unclipped.shape and is_close(value, unclipped):
+        fail(f"{name} llegó sin recortar: se obtuvo {describe(value)}, lo mismo que sin ningún gancho.", hint)
+    check_tensor(value, expected, name=name, hint=hint)

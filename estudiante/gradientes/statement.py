@@ -492,9 +492,11 @@ _SIMPLE = (
 
 
 def _module_scope(name, scope):
-    """Whether ``name`` bound in ``scope`` is the notebook's top-level name (a comprehension binds in its enclosing
-    scope only through a walrus; counting its variables there too only reads more)."""
+    """Whether ``name`` bound in ``scope`` is the notebook's top-level name (a comprehension's own variables stay in
+    it; it binds in its enclosing scope only through a walrus)."""
     while scope is not None and isinstance(scope.node, _COMPREHENSIONS):
+        if name in scope.locals:
+            return False
         scope = scope.parent
     return scope is None or name in scope.declared_global
 
@@ -576,7 +578,8 @@ def _parents_of(unit):
 
 
 @functools.lru_cache(maxsize=8)
-def _notebook(sources):
+def notebook_reading(sources):
+    """The whole notebook read once (cached by its sources): its bindings, calls and changes of every name."""
     return Notebook(list(sources))
 
 
@@ -605,7 +608,7 @@ class Reading:
 def untouched(answer_name, sources=None):
     """Whether ``answer_name`` is still the template of its answer cell: every binding that may hold is a function
     whose body only raises ``NotImplementedError`` (its docstring aside)."""
-    notebook = _notebook(tuple(student_sources() if sources is None else sources))
+    notebook = notebook_reading(tuple(student_sources() if sources is None else sources))
     units = [unit for unit, _ in notebook.live(answer_name)]
     return bool(units) and all(_is_stub(unit) for unit in units)
 
@@ -622,7 +625,7 @@ def _is_stub(unit):
 
 def read(answer_name, sources=None):
     """The :class:`Reading` of the code that binds ``answer_name`` and of everything it can reach."""
-    notebook = _notebook(tuple(student_sources() if sources is None else sources))
+    notebook = notebook_reading(tuple(student_sources() if sources is None else sources))
     if answer_name not in notebook.bindings:
         return Reading(False)
     reading = Reading(True, unknown=notebook.hidden)
