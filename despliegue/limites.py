@@ -65,8 +65,18 @@ def processes_in(folders):
     return pids
 
 
+def block_forks(folders):
+    """No process in the cgroups ``folders`` may start another one (``pids.max`` 0): a fork bomb cannot outrun
+    the killing that follows."""
+    for folder in folders:
+        with contextlib.suppress(OSError):
+            (folder / "pids.max").write_text("0")
+
+
 def end_all(folders, timeout=20):
-    """Kill every process in the cgroups ``folders`` (by id, until none is left) and remove them."""
+    """Kill every process in the cgroups ``folders`` (forks blocked, then by id until none is left) and remove
+    them."""
+    block_forks(folders)
     deadline = time.monotonic() + timeout
     while (pids := processes_in(folders)) and time.monotonic() < deadline:
         for pid in pids:
@@ -155,5 +165,6 @@ class LimitedSpawner(LocalProcessSpawner):
         return await super().start()
 
     async def stop(self, now=False):
+        await asyncio.to_thread(block_forks, list(self._folders().values()))  # before the server's slow goodbye
         await super().stop(now=now)
         await asyncio.to_thread(end_all, list(self._folders().values()))
