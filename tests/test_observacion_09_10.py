@@ -262,6 +262,27 @@ CASES = [
         "    return perdida_con(parametros), [p - tasa * g for p, g in zip(parametros, gradiente)]\n",
         False, "paso_de_entrenamiento(",
     ),
+    # Attacks after the redesign: the forbidden softplus under another path (the same object), and the
+    # complex-step derivative (exact to rounding with no derivative written).
+    (
+        L09, "ej7_solucion", "ej7_pruebas", "softplus-por-otra-ruta",
+        changed(L09, "ej7_solucion", "    y = x.clamp(min=0) + torch.log1p(torch.exp(-x.abs()))\n",
+                "    y = torch.nn.modules.activation.F.softplus(x)\n"),
+        False, "torch.nn.functional.softplus",
+    ),
+    (
+        L09, "ej7_solucion", "ej7_pruebas", "modulo-softplus-por-otra-ruta",
+        changed(L09, "ej7_solucion", "    y = x.clamp(min=0) + torch.log1p(torch.exp(-x.abs()))\n",
+                "    y = torch.nn.modules.activation.Softplus()(x)\n"),
+        False, "torch.nn.Softplus",
+    ),
+    (
+        L10, "ej1_solucion", "ej1_pruebas", "paso-complejo",
+        changed(L10, "ej1_solucion", "            self.grad += salida.dato * salida.grad\n",
+                "            h = 1e-30\n            z = complex(self.dato, h)\n"
+                "            self.grad += (math.e ** z).imag / h * salida.grad\n"),
+        False, "complex",
+    ),
 ]  # fmt: skip
 
 

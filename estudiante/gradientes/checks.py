@@ -9,6 +9,7 @@ finite differences), so a hard-coded number cannot pass.
 import contextvars
 import math
 import random
+import sys
 
 import torch
 
@@ -648,15 +649,43 @@ def _read_answer(name):
     return reading
 
 
-def check_statement(student_fn, *, forbidden=(), required=(), modules=ALLOWED_MODULES, hint=None):
+def _resolved(dotted):
+    """The object ``dotted`` names in a module already imported (nothing is imported here), or ``None``."""
+    root, *parts = dotted.split(".")
+    value = sys.modules.get(root)
+    for part in parts:
+        try:
+            value = getattr(value, part)
+        except Exception:  # any failure means: not an object we can name
+            return None
+    return value
+
+
+def _same_object(names, forbidden):
+    """The APIs of ``forbidden`` that a name reaches under another path (``torch.nn.modules.activation.F.softplus``
+    is ``torch.nn.functional.softplus``): compared as objects, every prefix of every name."""
+    wanted = {}
+    for api in forbidden:
+        if not api.startswith(".") and (value := _resolved(api)) is not None:
+            wanted[id(value)] = api
+    found = []
+    for name in names:
+        parts = name.split(".")
+        for end in range(2, len(parts) + 1):
+            value = _resolved(".".join(parts[:end]))
+            if value is not None and id(value) in wanted and wanted[id(value)] not in found:
+                found.append(wanted[id(value)])
+    return found
+
+
+def check_statement(student_fn, *, forbidden=(), modules=ALLOWED_MODULES, hint=None):
     """Check that the code behind ``student_fn`` (a function, or the name of an answer) stays inside what the
     statement allows. The reading fails closed (see :mod:`gradientes.statement`): the answer and everything it can
     reach in the notebook is read in full; a name it cannot resolve, or dynamic access anywhere, fails; every
     module it reaches must be one of ``modules``, never through a private part (``torch._C``); and no dotted
-    prefix (``"torch.autograd.functional"``) or method (``".backward"``) of ``forbidden`` may be reached.
-
-    ``required`` (names that must be mentioned) certifies nothing, since a mention may never run: observe the
-    skill with :class:`Watched`, or :func:`flag` it for the instructor.
+    prefix (``"torch.autograd.functional"``), method (``".backward"``) or builtin (``"complex"``) of ``forbidden``
+    may be reached. Nothing here asks for a name to be present: a mention may never run (observe the skill with
+    :class:`Watched`, or :func:`flag` it for the instructor).
     """
     name = _answer_name(student_fn)
     if untouched(name):  # what it uses says nothing yet
@@ -676,12 +705,9 @@ def check_statement(student_fn, *, forbidden=(), required=(), modules=ALLOWED_MO
     private = sorted(n for n in reading.names if any(part.startswith("_") for part in n.split(".")[1:]))
     if private:
         fail(f"{name} usa {_quoted(private[:3])}, una parte interna de una biblioteca.", hint or UNREADABLE_HINT)
-    used = [api for api in forbidden if reading.mentions(api)]
+    used = [api for api in forbidden if reading.mentions(api)] or _same_object(reading.names, forbidden)
     if used:
         fail(f"{name} usa {_quoted(used)}, que el enunciado no permite en este ejercicio.", hint)
-    missing = [api for api in required if not reading.mentions(api)]
-    if missing:
-        fail(f"{name} no usa {_quoted(missing)}, que el enunciado pide en este ejercicio.", hint)
 
 
 # --- Diagnósticos compartidos entre lecciones ---

@@ -30,12 +30,20 @@ LOCAL_TOLERANCE = {"tanh": 2e-15, "exp": 1e-15, "**": 2e-15}
 LOCAL_DEFAULT = 1e-15
 
 
+# Complex numbers give the complex-step derivative, exact to rounding with no derivative written: not an engine.
+NO_COMPLEX = ("complex", ".imag", ".real", ".conjugate")
+
+
 def check_engine_code(answer, hint=None):
-    """The engine behind ``answer`` (a name of the notebook) uses only Python, ``math`` and ``collections``."""
+    """The engine behind ``answer`` (a name of the notebook) uses only Python's real numbers, ``math`` and
+    ``collections``."""
     check_statement(
         answer,
         modules=ENGINE_MODULES,
-        hint=hint or "tu motor calcula con números de Python y math (y collections, si te sirve), nada más.",
+        forbidden=NO_COMPLEX,
+        hint=hint
+        or "tu motor calcula con números reales de Python y math (y collections, si te sirve), nada más: cada "
+        "derivada local, con su fórmula.",
     )
 
 

@@ -594,11 +594,11 @@ class Reading:
         self.globals = set()  # the notebook's own top-level names it reaches
 
     def mentions(self, api):
-        """Whether the code reaches ``api``: a dotted prefix (``torch.func``), a method (``.backward``) or a name
-        the notebook defines (``Valor``)."""
+        """Whether the code reaches ``api``: a dotted prefix (``torch.func``), a method (``.backward``), a name
+        the notebook defines (``Valor``) or a builtin (``complex``, also reached by a literal such as ``1j``)."""
         if api.startswith("."):
             return api[1:] in self.attributes
-        return api in self.globals or any(_under(name, [api]) for name in self.names)
+        return api in self.globals or api in self.builtins or any(_under(name, [api]) for name in self.names)
 
     def modules(self):
         """The modules the code reaches (the first part of each dotted name)."""
@@ -647,6 +647,8 @@ def read(answer_name, sources=None):
     def visit(node, scope):
         if not isinstance(node, PLAIN_NODES):
             reading.not_plain.append(type(node).__name__)
+        if isinstance(node, ast.Constant) and type(node.value) is complex:
+            reading.builtins.add("complex")
         if isinstance(node, ast.FunctionDef) and node.decorator_list:
             reading.not_plain.append("un decorador")
         if isinstance(node, ast.Attribute):
