@@ -98,13 +98,13 @@ def call_text(name, args, kwargs):
     return f"{name}({shown[:300]})"
 
 
-# What a well-known error means (a fragment of its message, or its type), for the hint of a
-# call that raised it. The hints diagnose; none of them gives away an exercise's answer.
 NUMPY_ON_A_TENSOR = (
     "llamaste a una función de NumPy (np.mean, np.sum, np.max…) con un tensor: NumPy le pide al tensor su método con "
     "argumentos de NumPy (axis), que PyTorch no conoce. Usa la de PyTorch, torch.mean(t) o t.mean(), que además deja "
     "el resultado en el grafo."
 )
+# What a well-known error means (a fragment of its message, or its type), for the hint of a
+# call that raised it. The hints diagnose; none of them gives away an exercise's answer.
 KNOWN_ERRORS = (
     (
         "does not require grad and does not have a grad_fn",

@@ -15,7 +15,7 @@ import ast
 import copy
 import math
 
-from gradientes.checks import check_number, check_statement, fail
+from gradientes.checks import check_number, check_statement, describe, fail
 from gradientes.statement import notebook_reading, student_sources
 
 ENGINE_MODULES = ("math", "collections")
@@ -141,9 +141,8 @@ def near_a_kink(programa, valores):
     """Whether a relu of the program sees a value within rounding of 0 (there engines may rightly disagree)."""
     nodes = dict(valores)
     for destino, operacion, *argumentos in programa:
-        nodes[destino] = evaluate([(destino, operacion, *argumentos)], {k: nodes[k] for k in argumentos if k in nodes})[
-            0
-        ]
+        leaves = {k: nodes[k] for k in argumentos if k in nodes}
+        nodes[destino] = evaluate([(destino, operacion, *argumentos)], leaves)[0]
         if operacion == "relu" and 0 < abs(nodes[argumentos[0]]) < 1e-9:
             return True
     return False
@@ -169,7 +168,7 @@ def check_local_step(came, instruccion, previos, esperado, *, call, hint, dato_h
     any of its usual forms; a finite-difference estimate does not.
     """
     if type(came) not in (tuple, list) or len(came) != 3 or type(came[1]) is not dict or type(came[2]) is not list:
-        fail(f"{call} debía devolver (dato, gradientes, hijos), pero devolvió {came!r:.200}.", HELPER_HINT)
+        fail(f"{call} debía devolver (dato, gradientes, hijos), pero devolvió {describe(came)}.", HELPER_HINT)
     obtenido, gradientes, hijos = came
     _, operacion, *argumentos = instruccion
     operandos = argumentos[:1] if operacion == "**" else argumentos
@@ -220,7 +219,9 @@ def check_backward(came, dato, esperados, previos, *, escalas=None, call, hint, 
     gradient of each leaf (``esperados``): within rounding (``escalas``, ``(of dato, {of each leaf})`` from evaluate),
     or to 1e-12 for literal values; a backward pass that zeroed what earlier passes left is named."""
     if type(came) not in (tuple, list) or len(came) != 2 or type(came[1]) is not dict:
-        fail(f"{call} debía devolver (dato, gradientes), pero devolvió {came!r:.200}.", "gradientes ya está escrita.")
+        fail(
+            f"{call} debía devolver (dato, gradientes), pero devolvió {describe(came)}.", "gradientes ya está escrita."
+        )
     obtenido, gradientes = came
     escala, de_hojas = escalas if escalas is not None else (None, {})
     _close(obtenido, dato, escala, f"el dato de la salida de {call}", dato_hint)
@@ -279,7 +280,7 @@ def check_training_step(came, perdida, nuevos, *, escalas=None, call, hints):
     within rounding (``escalas`` from :func:`training_reference`) or to 1e-12 for literal values. ``hints``: (of the
     loss, of the parameters)."""
     if type(came) not in (tuple, list) or len(came) != 2 or type(came[1]) not in (tuple, list):
-        fail(f"{call} debía devolver (perdida, nuevos), pero devolvió {came!r:.200}.", hints[1])
+        fail(f"{call} debía devolver (perdida, nuevos), pero devolvió {describe(came)}.", hints[1])
     obtenida, obtenidos = came
     if len(obtenidos) != len(nuevos):
         fail(f"{call} devolvió {len(obtenidos)} parámetros, y el modelo tiene {len(nuevos)}.", hints[1])

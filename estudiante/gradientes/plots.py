@@ -36,25 +36,6 @@ def plot_tangent(fn, x0, *, xlim=(-3.0, 3.0), title=None, ax=None):
     return ax
 
 
-class _SliderWithPicture:
-    """The slider for a front end with widgets; its first picture and a Spanish line for one without (Colab
-    with widgets off, a static view of the notebook), in the same output."""
-
-    def __init__(self, widget, png, x0):
-        self.widget, self.png, self.x0 = widget, png, x0
-
-    def _repr_mimebundle_(self, **kwargs):
-        view = {"version_major": 2, "version_minor": 0, "model_id": self.widget.model_id}  # ipywidgets 7 and 8
-        return {
-            "application/vnd.jupyter.widget-view+json": view,
-            "image/png": self.png,
-            "text/plain": (
-                f"(Aquí los widgets están desactivados y el deslizador no se muestra: la figura es la tangente en "
-                f"x = {self.x0:.2f}. Cambia x0 en la llamada para verla en otro punto.)"
-            ),
-        }
-
-
 def _picture(fn, x0, xlim):
     figure, ax = plt.subplots(figsize=(6, 4))
     plot_tangent(fn, x0, xlim=xlim, ax=ax)
@@ -76,5 +57,16 @@ def tangent_slider(fn, *, xlim=(-3.0, 3.0), x0=0.0, step=0.05):
 
     slider = FloatSlider(value=x0, min=xlim[0], max=xlim[1], step=step, description="x", continuous_update=False)
     widget = interactive(draw, x=slider)
-    display(_SliderWithPicture(widget, _picture(fn, x0, xlim), x0))
+    # One output: the slider where widgets render; its first picture and a Spanish line where they do not (Colab
+    # with widgets off, a static view of the notebook). The view is written out, as ipywidgets 7 and 8 both read it.
+    view = {"version_major": 2, "version_minor": 0, "model_id": widget.model_id}
+    bundle = {
+        "application/vnd.jupyter.widget-view+json": view,
+        "image/png": _picture(fn, x0, xlim),
+        "text/plain": (
+            f"(Aquí los widgets están desactivados y el deslizador no se muestra: la figura es la tangente en "
+            f"x = {x0:.2f}. Cambia x0 en la llamada para verla en otro punto.)"
+        ),
+    }
+    display(bundle, raw=True)
     return widget
