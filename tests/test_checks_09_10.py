@@ -21,13 +21,18 @@ from gradientes.checks_09 import (
 from gradientes.checks_10 import (
     check_backward,
     check_engine_code,
+    check_externals,
     check_local_step,
     check_training_step,
     dyadic,
     evaluate,
+    expected_received,
     near_a_kink,
     random_program,
+    shown,
     training_reference,
+    with_externals,
+    with_rules,
 )
 from gradientes.statement import SOURCES
 
@@ -235,6 +240,30 @@ def test_the_training_step_is_the_reference_of_its_loss_program():
     with pytest.raises(CheckFailure, match="el parámetro p0"):
         check_training_step((perdida, [0.8125 + 1e-9, 0.25]), perdida, nuevos, escalas=escalas, call="p",
                             hints=("a", "b"))  # fmt: skip
+
+
+def test_the_tests_rules_see_when_and_with_what_the_engine_calls_them():
+    rng = random.Random(5)
+    for _ in range(30):
+        programa = with_externals(rng, random_program(rng, "abc", 8), 2)
+        valores = {h: dyadic(rng, -1.5, 1.5) for h in "abc"}
+        _, reglas = with_rules(programa)
+        esperados = expected_received(programa, valores)
+        assert reglas and set(esperados) <= set(reglas)
+        for nombre, recibidos in esperados.items():  # an honest engine: each reachable rule once, with its gradient
+            reglas[nombre](recibidos[0][0])
+        check_externals(reglas, esperados, call="g")
+    programa = [("c", "*", "a", "b"), ("m", "externa", "c", 0.5), ("d", "+", "m", "a"), ("e", "+", "m", "d")]
+    esperados = expected_received(programa, {"a": 2.0, "b": -3.0})
+    assert esperados == {"m": [(2.0, 2.0)]}  # m reaches e by two paths: it hears of both before it is called
+    assert evaluate(programa, {"a": 2.0, "b": -3.0})[2] == {"a": -2.0, "b": 2.0}
+    for calls, match in [([], "se llamó 0 veces"), ([1.0], "el salida.grad"), ([2.0, 2.0], "se llamó 2 veces")]:
+        _, reglas = with_rules(programa)
+        for g in calls:
+            reglas["m"](g)
+        with pytest.raises(CheckFailure, match=match):
+            check_externals(reglas, esperados, call="g")
+    assert "g ↦ 0.5·g" in shown(with_rules(programa)[0])
 
 
 def test_random_programs_stay_bounded_and_use_only_the_lessons_operations():

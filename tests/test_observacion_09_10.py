@@ -262,6 +262,46 @@ CASES = [
         "    return perdida_con(parametros), [p - tasa * g for p, g in zip(parametros, gradiente)]\n",
         False, "paso_de_entrenamiento(",
     ),
+    # 10 ej3 and ej5: forward mode. The local derivatives probed through each _retro() and pushed forward, one
+    # derivative per leaf; or the program interpreted with dual numbers, one pass per parameter. Exact to rounding, but
+    # the test's "externa" nodes see a _retro() called with the wrong gradient, or never called.
+    (
+        L10, "ej3_solucion", "ej3_pruebas", "hacia-adelante",
+        changed(L10, "ej3_solucion",
+                "    orden = orden_topologico(salida, lambda nodo: nodo._hijos)\n    salida.grad = 1.0\n"
+                "    for nodo in reversed(orden):\n        nodo._retro()\n",
+                "    orden = orden_topologico(salida, lambda nodo: nodo._hijos)\n    derivadas = {}\n"
+                "    for nodo in orden:\n        if not nodo._hijos:\n            derivadas[id(nodo)] = {id(nodo): (nodo, 1.0)}\n"
+                "            continue\n        hijos = {id(h): h for h in nodo._hijos}\n"
+                "        antes = {k: h.grad for k, h in hijos.items()}\n        for h in hijos.values():\n"
+                "            h.grad = 0.0\n        nodo.grad = 1.0\n        nodo._retro()\n        suma = {}\n"
+                "        for k, h in hijos.items():\n            for hoja, (objeto, d) in derivadas[k].items():\n"
+                "                previo = suma.get(hoja, (objeto, 0.0))[1]\n"
+                "                suma[hoja] = (objeto, previo + h.grad * d)\n            h.grad = antes[k]\n"
+                "        derivadas[id(nodo)] = suma\n    salida.grad = 1.0\n"
+                "    for hoja, d in derivadas[id(salida)].values():\n        hoja.grad += d\n"),
+        False, "la _retro() del nodo",
+    ),
+    (
+        L10, "ej5_solucion", "ej5_pruebas", "numeros-duales",
+        "import math\n\n\ndef paso_de_entrenamiento(modelo, parametros, datos, tasa):\n"
+        "    def ejecutar(nodos):\n        for destino, op, *args in modelo:\n"
+        "            a = nodos[args[0]] if isinstance(args[0], str) else (args[0], 0.0)\n"
+        "            b = (nodos[args[1]] if isinstance(args[1], str) else (args[1], 0.0)) if op in '+*' else None\n"
+        "            if op == '+':\n                nodos[destino] = (a[0] + b[0], a[1] + b[1])\n"
+        "            elif op == '*':\n                nodos[destino] = (a[0] * b[0], a[1] * b[0] + a[0] * b[1])\n"
+        "            elif op == '**':\n                nodos[destino] = (a[0] ** args[1], args[1] * a[0] ** (args[1] - 1) * a[1])\n"
+        "            elif op == 'tanh':\n                t = math.tanh(a[0])\n                nodos[destino] = (t, (1 - t * t) * a[1])\n"
+        "            elif op == 'exp':\n                e = math.exp(a[0])\n                nodos[destino] = (e, e * a[1])\n"
+        "            elif op == 'relu':\n                nodos[destino] = (max(a[0], 0.0), a[1] if a[0] > 0 else 0.0)\n"
+        "            else:\n                nodos[destino] = a\n        return nodos[modelo[-1][0]]\n\n"
+        "    gradiente, perdida = [], 0.0\n    for i in range(len(parametros)):\n        perdida, d = 0.0, 0.0\n"
+        "        for x, y in datos:\n            hojas = {f'p{j}': (p, 1.0 if j == i else 0.0) for j, p in enumerate(parametros)}\n"
+        "            v, dv = ejecutar({**hojas, 'x': (x, 0.0)})\n"
+        "            perdida += (v - y) ** 2 / len(datos)\n            d += 2 * (v - y) * dv / len(datos)\n"
+        "        gradiente.append(d)\n    return perdida, [p - tasa * g for p, g in zip(parametros, gradiente)]\n",
+        False, "se llamó 0 veces",
+    ),
     # Attacks after the redesign: the forbidden softplus under another path (the same object), and the
     # complex-step derivative (exact to rounding with no derivative written).
     (

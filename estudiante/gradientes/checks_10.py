@@ -61,6 +61,9 @@ def _local(operation, arguments, exponent=None):
         value, derivative = x**n, n * x ** (n - 1)
         relative = abs(n - 1) * sx / abs(x) if x else 0.0
         return value, abs(derivative) * sx + abs(value), [(a, derivative, abs(derivative) * (1 + relative))]
+    if operation == "externa":  # the same value, with the local derivative of the test's rule
+        k = exponent
+        return x, sx, [(a, k, abs(k))]
     if operation == "tanh":
         t = math.tanh(x)
         return t, (1 - t * t) * sx + abs(t), [(a, 1 - t * t, 1.0 + 2 * abs(t) * (1 - t * t) * sx)]
@@ -73,21 +76,19 @@ def _local(operation, arguments, exponent=None):
     raise ValueError(f"operación desconocida: {operation!r}")
 
 
-def evaluate(programa, valores, previos=None, g=1.0):
-    """The reference of a program, in plain Python floats: ``(dato, escala, gradientes, escalas)``.
+# Operations whose second argument is a number of the instruction (the exponent, the factor of an "externa" rule).
+WITH_NUMBER = ("**", "externa")
 
-    ``dato`` is the output's value and ``gradientes`` the gradient of each leaf after one backward pass that starts
-    with ``g`` at the output and with ``previos`` (what earlier passes left) at the leaves. Each ``escala`` bounds how
-    far rounding can move that number, in units of EPS (a running error bound: the same sums taken with absolute
-    values): an honest engine lands within a few of them, whatever order it adds in.
-    """
-    previos = previos or {}
+
+def _backward(programa, valores, g):
+    """``(nodes, grads, scales)`` of one backward pass from ``g`` at the output: each node's ``(value, scale)``, and
+    the gradient of every node with its error scale."""
     nodes = {name: (float(value), abs(float(value))) for name, value in valores.items()}
     rules = []
     for destino, operacion, *argumentos in programa:
-        operands = argumentos[:1] if operacion == "**" else argumentos
+        operands = argumentos[:1] if operacion in WITH_NUMBER else argumentos
         arguments = [(a, *nodes[a]) if isinstance(a, str) else (None, float(a), abs(float(a))) for a in operands]
-        exponent = argumentos[1] if operacion == "**" else None
+        exponent = argumentos[1] if operacion in WITH_NUMBER else None
         value, scale, local = _local(operacion, arguments, exponent)
         nodes[destino] = (value, scale)
         rules.append((destino, local))
@@ -100,7 +101,20 @@ def evaluate(programa, valores, previos=None, g=1.0):
             if child is not None:
                 grads[child] += derivative * grads[destino]
                 scales[child] += scale * scales[destino]
-    dato, escala = nodes[output]
+    return nodes, grads, scales
+
+
+def evaluate(programa, valores, previos=None, g=1.0):
+    """The reference of a program, in plain Python floats: ``(dato, escala, gradientes, escalas)``.
+
+    ``dato`` is the output's value and ``gradientes`` the gradient of each leaf after one backward pass that starts
+    with ``g`` at the output and with ``previos`` (what earlier passes left) at the leaves. Each ``escala`` bounds how
+    far rounding can move that number, in units of EPS (a running error bound: the same sums taken with absolute
+    values): an honest engine lands within a few of them, whatever order it adds in.
+    """
+    previos = previos or {}
+    nodes, grads, scales = _backward(programa, valores, g)
+    dato, escala = nodes[programa[-1][0]]
     gradientes = {name: previos.get(name, 0.0) + grads[name] for name in valores}
     escalas = {name: abs(previos.get(name, 0.0)) + scales[name] for name in valores}
     return dato, escala, gradientes, escalas
@@ -137,6 +151,104 @@ def random_program(rng, leaves, size, bound=50.0):
     return programa
 
 
+def with_externals(rng, programa, count):
+    """``programa`` with ``count`` "externa" nodes: each copies a node, has a random factor for local derivative and
+    takes that node's place in some of the later instructions (so both may reach the output); fewer if no node is
+    used by a later instruction."""
+    programa = list(programa)
+    for j in range(count):
+        used_later = [i for i, (nombre, *_) in enumerate(programa) if any(nombre in r[2:] for r in programa[i + 1 :])]
+        if not used_later:
+            break
+        i = rng.choice(used_later)
+        nombre = programa[i][0]
+        later = [k for k in range(i + 1, len(programa)) if nombre in programa[k][2:]]
+        nuevo = f"{nombre}_e{j}"
+        for k in later:
+            if k == later[0] or rng.random() < 0.5:
+                destino, operacion, *argumentos = programa[k]
+                programa[k] = (destino, operacion, *[nuevo if a == nombre else a for a in argumentos])
+        factor = rng.choice([-1, 1]) * dyadic(rng, 0.25, 1.75, 6)
+        programa.insert(i + 1, (nuevo, "externa", nombre, factor))
+    return programa
+
+
+def external_rule(factor):
+    """The local rule of an "externa" node, the test's own: the child's share is ``factor`` times the gradient the
+    node received; each received gradient is kept in ``regla.recibidos``."""
+
+    def regla(g):
+        regla.recibidos.append(g)
+        return factor * g if type(g) in (int, float) else math.nan
+
+    regla.factor, regla.recibidos = factor, []
+    return regla
+
+
+def with_rules(programa):
+    """What the student's engine receives: ``programa`` with each "externa" factor replaced by its rule; and the rules,
+    by node name."""
+    reglas = {d: external_rule(args[1]) for d, operacion, *args in programa if operacion == "externa"}
+    return [(d, o, a[0], reglas[d]) if o == "externa" else (d, o, *a) for d, o, *a in programa], reglas
+
+
+def shown(programa):
+    """The program as a message shows it, each rule written as the factor it applies."""
+    text = repr([(d, o, *a) for d, o, *a in programa])
+    for regla in {id(a[-1]): a[-1] for _, o, *a in programa if o == "externa" and callable(a[-1])}.values():
+        text = text.replace(repr(regla), f"<la regla de la prueba: g ↦ {regla.factor!r}·g>")
+    return text
+
+
+def expected_received(programa, valores, name_of=None):
+    """The gradients each "externa" node of ``programa`` (with its factors) must receive in one backward pass from its
+    output: ``{rule's node: [(gradient, scale)…]}``, one per reachable copy; ``name_of`` maps a node of ``programa`` to
+    the node of its rule (the same name by default)."""
+    _, grads, scales = _backward(programa, valores, 1.0)
+    used, reachable = {d: [a for a in args if isinstance(a, str)] for d, _, *args in programa}, set()
+    pending = [programa[-1][0]]
+    while pending:
+        node = pending.pop()
+        if node not in reachable:
+            reachable.add(node)
+            pending += used.get(node, [])
+    received = {}
+    for destino, operacion, *_ in programa:
+        if operacion == "externa" and destino in reachable:
+            name = name_of(destino) if name_of else destino
+            received.setdefault(name, []).append((grads[destino], scales[destino]))
+    return received
+
+
+def check_externals(reglas, esperados, *, call):
+    """Each rule of the test (``reglas``, by node) was called once per reachable copy of its node, with the gradient
+    that node had received in full (``esperados``, from :func:`expected_received`): the engine's own backward pass,
+    seen from inside."""
+    for nombre, regla in reglas.items():
+        recibidos, deben = regla.recibidos, esperados.get(nombre, [])
+        if len(recibidos) != len(deben):
+            menos = len(recibidos) < len(deben)
+            fail(
+                f"en {call}, la _retro() del nodo {nombre!r} (una operación «externa», con la regla de la prueba) se "
+                f"llamó {len(recibidos)} {'vez' if len(recibidos) == 1 else 'veces'}, y debía llamarse {len(deben)}.",
+                "retropropagar llama a _retro() de todos los nodos del grafo, sea cual sea su operación: tu motor no "
+                "necesita saber qué calcula cada una."
+                if menos
+                else "cada nodo reparte su gradiente una sola vez: ¿recorres el orden topológico una sola vez?",
+            )
+        if not all(type(g) in (int, float) for g in recibidos):
+            fail(f"en {call}, la _retro() del nodo {nombre!r} recibió salida.grad = {describe(recibidos)}.")
+        for got, (g, scale) in zip(sorted(recibidos), sorted(deben), strict=True):
+            check_engine_number(
+                got,
+                g,
+                scale,
+                name=f"el salida.grad con el que se llamó a la _retro() del nodo {nombre!r} en {call}",
+                hint="¿la llamaste antes de que le llegaran los aportes de todos los nodos que lo usan? Un nodo "
+                "reparte su gradiente cuando ya lo recibió entero: recorre el orden topológico al revés.",
+            )
+
+
 def near_a_kink(programa, valores):
     """Whether a relu of the program sees a value within rounding of 0 (there engines may rightly disagree)."""
     nodes = dict(valores)
@@ -171,7 +283,7 @@ def check_local_step(came, instruccion, previos, esperado, *, call, hint, dato_h
         fail(f"{call} debía devolver (dato, gradientes, hijos), pero devolvió {describe(came)}.", HELPER_HINT)
     obtenido, gradientes, hijos = came
     _, operacion, *argumentos = instruccion
-    operandos = argumentos[:1] if operacion == "**" else argumentos
+    operandos = argumentos[:1] if operacion in WITH_NUMBER else argumentos
     esperados = {a if isinstance(a, str) else float(a) for a in operandos}
     if set(map(_plain, hijos)) != esperados:
         shown = _shown(sorted(esperados, key=str))
@@ -247,7 +359,7 @@ def training_program(modelo, parametros, datos):
         nombres = {"x": f"x_{k}", **{n: n for n in valores if n.startswith("p")}}
         for destino, operacion, *argumentos in modelo:
             nombres[destino] = f"{destino}_{k}"
-            if operacion == "**":
+            if operacion in WITH_NUMBER:
                 argumentos = [nombres[argumentos[0]], argumentos[1]]
             else:
                 argumentos = [nombres[a] if isinstance(a, str) else a for a in argumentos]
@@ -292,6 +404,18 @@ def check_training_step(came, perdida, nuevos, *, escalas=None, call, hints):
 
 # The lesson's helpers, as written (the checks observe the engine through them: they must be these).
 HELPERS = {
+    "externa": """\
+def externa(hijo, regla):
+    \"\"\"Un nodo con el dato de hijo y una regla local que no es de tu motor: su _retro suma a hijo.grad lo que
+    devuelve regla(salida.grad). Lo usan las comprobaciones para ver tu paso hacia atrás desde dentro.\"\"\"
+    salida = Valor(hijo.dato, (hijo,), "externa")
+
+    def _retro():
+        hijo.grad += regla(salida.grad)
+
+    salida._retro = _retro
+    return salida
+""",
     "construir": """\
 def construir(programa, valores):
     \"\"\"Ejecuta un programa con Valor y devuelve un diccionario con todos sus nodos por nombre.
@@ -317,6 +441,8 @@ def construir(programa, valores):
             resultado = nodo(argumentos[0]).exp()
         elif operacion == "relu":
             resultado = nodo(argumentos[0]).relu()
+        elif operacion == "externa":  # la usan las comprobaciones: el mismo dato, con la regla local que dan ellas
+            resultado = externa(nodo(argumentos[0]), argumentos[1])
         else:
             raise ValueError(f"operación desconocida: {operacion!r}")
         resultado.nombre = destino
