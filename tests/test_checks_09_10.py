@@ -166,6 +166,31 @@ def test_own_code_refuses_the_forbidden_api_however_it_is_reached(cells):
     check_own_code(("sinc",), forbidden=forbidden)
 
 
+def test_own_code_computes_only_with_elementary_operations(cells):
+    """An allowlist: a library function that already does the work is refused under any name, as a method too."""
+    forbidden = ("torch.nn.functional.softplus", "torch.logaddexp", "torch.special")
+    for body in [
+        "    return -torch.nn.functional.logsigmoid(-x), (x,)\n",
+        "    return torch.stack([x, torch.zeros_like(x)]).logsumexp(0), (x,)\n",
+        "    from torch.nn import functional as F\n    return -F.logsigmoid(-x), (x,)\n",
+        "    return torch.nn.modules.activation.F.silu(x) / x, (x,)\n",
+    ]:
+        cells(IMPORTS, "def adelante(x):\n" + body)
+        with pytest.raises(CheckFailure, match="no es una de las operaciones elementales"):
+            check_own_code(("adelante",), forbidden=forbidden)
+    cells(IMPORTS, "def sinc(x):\n    return torch.special.spherical_bessel_j0(x)\n")
+    with pytest.raises(CheckFailure, match="sinc usa"):
+        check_own_code(("sinc",), forbidden=("torch.sinc", ".sinc"))
+    honest = (
+        "import warnings\n\ndef _positiva(x):\n    return torch.nn.functional.relu(x)\n\ndef adelante(x):\n"
+        "    if not x.is_floating_point():\n        warnings.warn(f'{x.dtype}')\n"
+        "    y = _positiva(x) + torch.log1p(torch.exp(-x.abs())).reshape(x.shape)\n"
+        "    return y.to(x.dtype), (x.clone(), torch.tensor(math.pi))\n"
+    )
+    cells(IMPORTS, honest)
+    check_own_code(("adelante",), forbidden=forbidden)
+
+
 def test_the_engine_may_reach_only_math_and_collections(cells):
     cells("import math\nfrom collections import deque\n\ndef orden(r):\n    return list(deque([math.exp(r)]))\n")
     check_engine_code("orden")

@@ -91,14 +91,14 @@ CASES = [
         "    return jvp(lambda z: W2 @ torch.tanh(W1 @ z), (x,), (v,))\n",
         True, "",
     ),
-    # 09 ej5: a Python loop of backward passes does not finish with 210 000 examples.
+    # 09 ej5: a Python loop of backward passes does not finish with 600 000 examples.
     (
         L09, "ej5_solucion", "ej5_pruebas", "bucle",
         "import torch\n\ndef gradientes_por_ejemplo(w, X, y):\n    filas = []\n    for i in range(X.shape[0]):\n"
         "        wi = w.clone().requires_grad_(True)\n"
         "        filas.append(torch.autograd.grad((torch.tanh(X[i] @ wi) - y[i]) ** 2, wi)[0])\n"
         "    return torch.stack(filas)\n",
-        False, "210 000",
+        False, "600 000",
     ),
     # 09 ej6: the old exercise's answer returns no hook; a hook that does not clip; honest lambda and partial.
     (
@@ -315,6 +315,19 @@ CASES = [
         changed(L09, "ej7_solucion", "    y = x.clamp(min=0) + torch.log1p(torch.exp(-x.abs()))\n",
                 "    y = torch.nn.modules.activation.Softplus()(x)\n"),
         False, "torch.nn.Softplus",
+    ),
+    # Equivalent APIs by meaning, not by name: a library function that already computes sinc or softplus.
+    (
+        L09, "ej7_solucion", "ej7_pruebas", "softplus-por-logsigmoid",
+        changed(L09, "ej7_solucion", "    y = x.clamp(min=0) + torch.log1p(torch.exp(-x.abs()))\n",
+                "    y = -torch.nn.functional.logsigmoid(-x)\n"),
+        False, "logsigmoid",
+    ),
+    (
+        L09, "ej7_solucion", "ej7_pruebas", "softplus-por-logsumexp",
+        changed(L09, "ej7_solucion", "    y = x.clamp(min=0) + torch.log1p(torch.exp(-x.abs()))\n",
+                "    y = torch.stack([x, torch.zeros_like(x)]).logsumexp(0)\n"),
+        False, "logsumexp",
     ),
     (
         L10, "ej1_solucion", "ej1_pruebas", "paso-complejo",

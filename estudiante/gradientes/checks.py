@@ -649,7 +649,7 @@ def _read_answer(name):
     return reading
 
 
-def _resolved(dotted):
+def named_object(dotted):
     """The object ``dotted`` names in a module already imported (nothing is imported here), or ``None``."""
     root, *parts = dotted.split(".")
     value = sys.modules.get(root)
@@ -666,13 +666,13 @@ def _same_object(names, forbidden):
     is ``torch.nn.functional.softplus``): compared as objects, every prefix of every name."""
     wanted = {}
     for api in forbidden:
-        if not api.startswith(".") and (value := _resolved(api)) is not None:
+        if not api.startswith(".") and (value := named_object(api)) is not None:
             wanted[id(value)] = api
     found = []
     for name in names:
         parts = name.split(".")
         for end in range(2, len(parts) + 1):
-            value = _resolved(".".join(parts[:end]))
+            value = named_object(".".join(parts[:end]))
             if value is not None and id(value) in wanted and wanted[id(value)] not in found:
                 found.append(wanted[id(value)])
     return found
