@@ -29,7 +29,7 @@ from autograder.kernel import FIRST_USES, SCRATCH
 from autograder.remote import Channel, Peer, PeerGone, ProtocolError, Timeout, drain
 
 START_TIMEOUT = 120
-REPLY_LIMIT = 8 * 1024**2  # bytes of one message from a kernel (a cell's outputs, a call's result)
+REPLY_LIMIT = 16 * 1024**2  # bytes of one message from a kernel (a cell's outputs, a call's result)
 MEMORY_PER_WORKER = 6 * 1024**3  # a kernel (4 GiB of address space) and the zygote it came from
 CPU_PER_WORKER, CPU_PERIOD = 1, 100_000  # cores a worker's processes may use together, per period (µs)
 # Read-only system paths the kernel needs: programs, libraries, fonts, time zones, user names.

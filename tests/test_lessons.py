@@ -1,7 +1,6 @@
 """Every lesson: runs headless, validates, releases cleanly, and matches the spec's structure."""
 
 import re
-import time
 
 import nbformat
 import pytest
@@ -32,13 +31,8 @@ def test_syllabus_ids_follow_the_course_spec():
     assert [lesson.id for lesson in LESSONS][:3] == ids[:3], "lessons 01-03 must exist"
 
 
-def test_solution_runs_headless(lesson):
-    notebook = read(lesson.source)
-    started = time.perf_counter()
-    NotebookClient(
-        notebook, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(lesson.source.parent)}}
-    ).execute()
-    elapsed = time.perf_counter() - started
+def test_solution_runs_headless(lesson, executed_solution):
+    notebook, elapsed = executed_solution
     print(f"{lesson.id}: {elapsed:.1f} s")
     errors = [o for c in notebook.cells if c.cell_type == "code" for o in c.outputs if o.output_type == "error"]
     assert not errors, errors

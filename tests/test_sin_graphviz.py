@@ -9,6 +9,7 @@ from helpers import LESSONS, autograded_tests, read
 from nbclient import NotebookClient
 from test_respuestas_erroneas import CHECK, error_text, shown_text, spanish_problems
 
+from gradientes.figures import PREFIX
 from gradientes.graphs import MISSING
 
 WITHOUT_DOT = os.pathsep.join(d for d in os.environ["PATH"].split(os.pathsep) if not shutil.which("dot", path=d))
@@ -72,5 +73,8 @@ def test_a_lesson_that_draws_graphs_runs_whole_without_dot():
     assert not [text for text in errors if text], errors
     assert all(CHECK in shown_text(cell.outputs) for cell in autograded_tests(notebook))
     drawing = [c for c in notebook.cells if c.cell_type == "code" and "make_dot(" in c.source]
-    graphs = [o for cell in drawing for o in cell.outputs if "data" in o]
+    # Each graph's description is still shown under the message: it tells what the graph would show.
+    shown = [o for cell in drawing for o in cell.outputs if "data" in o]
+    graphs = [o for o in shown if not o["data"].get("text/plain", "").startswith(PREFIX)]
+    assert len(shown) == 2 * len(graphs)
     assert graphs and all(o["data"] == {"text/markdown": MISSING, "text/plain": MISSING} for o in graphs)

@@ -46,6 +46,43 @@ def picture(graph):
         return {"text/markdown": MISSING, "text/plain": MISSING}
 
 
+def describe_graph(output, params=None):
+    """In Spanish, the graph that torchviz's ``make_dot(output, params=params)`` draws: each node of the backward
+    pass with the nodes whose arrows reach it, from the output to the leaves (``params`` names the leaves)."""
+    names = {id(tensor): name for name, tensor in (params or {}).items()}
+    nodes, seen, pending = [], set(), [output.grad_fn]
+    while pending:  # breadth first, from the output
+        node = pending.pop(0)
+        if node is not None and id(node) not in seen:
+            seen.add(id(node))
+            nodes.append(node)
+            pending.extend(child for child, _ in node.next_functions)
+    inner = [node for node in nodes if not hasattr(node, "variable")]
+    kinds = [type(node).__name__ for node in inner]
+
+    def name(node):
+        leaf = getattr(node, "variable", None)
+        if leaf is not None:
+            shape = f"forma {tuple(leaf.shape)}" if leaf.dim() else "escalar"
+            return f"AccumulateGrad de la hoja {names.get(id(leaf), 'sin nombre')} ({shape})"
+        kind = type(node).__name__
+        if kinds.count(kind) == 1:
+            return kind
+        same = [other for other in inner if type(other).__name__ == kind]
+        return f"{kind} número {next(i for i, other in enumerate(same, 1) if other is node)}"
+
+    parts = []
+    for node in inner:
+        sources = [name(child) for child, _ in node.next_functions if child is not None]
+        sources = ", ".join(sources[:-1]) + " y " + sources[-1] if len(sources) > 1 else "".join(sources)
+        parts.append(f"a {name(node)} llegan flechas de {sources}")
+    return (
+        "Lo dibuja torchviz: arriba, las hojas (cajas azules, con su nombre y su forma), cada una con una flecha a "
+        "su nodo AccumulateGrad; abajo, la salida (caja verde); en medio, los nodos del paso hacia atrás (cajas "
+        "grises). Las flechas van hacia la salida. De la salida a las hojas: " + "; ".join(parts) + "."
+    )
+
+
 def register(shell):
     """Show graphviz objects in ``shell`` with ``picture`` (``Digraph``, ``Source``: all are ``JupyterIntegration``)."""
     shell.display_formatter.mimebundle_formatter.for_type_by_name(
