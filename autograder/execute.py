@@ -27,6 +27,7 @@ from autograder.preprocessors import KERNEL_DIED_NAME, TIMEOUT_NAME
 from autograder.remote import ProtocolError, Timeout
 from autograder.sandbox import KernelDied, Sandbox
 from autograder.verdict import answer_names, run_test_cell
+from gradientes.statement import is_test_source
 
 KERNEL_DIED = (
     "El kernel se detuvo al ejecutar esta celda (¿os._exit, un fallo de memoria o un bucle que "
@@ -163,7 +164,8 @@ class SandboxedExecute(NbGraderPreprocessor):
         if test_code is not None:
             outputs = run_test_cell(test_code, kernel, self.answer_names, cell.metadata.nbgrader.grade_id, self.sources)
         else:
-            self.sources.append(cell.source)
+            if not is_test_source(cell.source):  # a pasted copy of a test cell is the checks' code, as in the lab
+                self.sources.append(cell.source)
             try:
                 if self.output_left <= 0:
                     kernel.run(cell.source, min(self.timeout, left))

@@ -9,6 +9,7 @@ import nbformat
 from nbgrader.utils import is_solution
 
 from autograder.course import NOTEBOOKS, PACKAGE_DIR, available_lessons, is_test_cell, nbgrader_api, syllabus
+from autograder.study_time import lesson_minutes
 from gradientes import lab_setup
 
 # The index is Markdown, not a notebook: JupyterLab shows it rendered (``defaultViewers`` in
@@ -95,13 +96,16 @@ def _names(source):
 def index_text():
     """The course index (Markdown): every syllabus lesson, linked when it is available."""
     ready = {lesson.id for lesson in available_lessons()}
-    lines = []
+    lines, total = [], 0
     for number, lesson in enumerate(syllabus(), start=1):
         if lesson.id in ready:
+            minutes = lesson_minutes(lesson)
+            total += minutes
             title = f"[{lesson.titulo}]({lesson.id}/{lesson.notebook_name})"
+            lines.append(f"{number}. **{title}**. {lesson.resumen} *Unos {5 * round(minutes / 5)} minutos.*")
         else:
-            title = f"{lesson.titulo} *(próximamente)*"
-        lines.append(f"{number}. **{title}**. {lesson.resumen}")
+            lines.append(f"{number}. **{lesson.titulo} *(próximamente)***. {lesson.resumen}")
+    lines.append(f"\nEn total, unas {round(total / 60)} horas, a tu ritmo: cada lección dice su tiempo al principio.")
     text = (PACKAGE_DIR / "indice.md").read_text(encoding="utf-8").replace("{lecciones}", "\n".join(lines))
     return text.strip() + "\n"
 

@@ -383,6 +383,17 @@ _OCULTAS = {
         ],
     },
 }
+_OCULTAS["10_ganchos_y_funciones_propias"] = {
+    "ej4_solucion": [
+        (
+            "la softplus de PyTorch importada dentro de un with",
+            "with torch.no_grad():\n    from torch.nn.functional import softplus as _suave\n\n\n"
+            "def adelante(x):\n    return _suave(x), (x,)\n\n\n"
+            "def atras(guardado, grad_y):\n    (x,) = guardado\n    return grad_y * torch.sigmoid(x)\n",
+            "softplus",
+        )
+    ],
+}
 _OCULTAS["09_mas_alla_de_backward"] = {
     "ej2_solucion": [
         (
@@ -390,15 +401,6 @@ _OCULTAS["09_mas_alla_de_backward"] = {
             "try:\n    _s = torch.sinc\nexcept AttributeError:\n    _s = None\n\n\n"
             "def sinc(x):\n    return _s(x / math.pi)\n",
             "«torch.sinc»",
-        )
-    ],
-    "ej7_solucion": [
-        (
-            "la softplus de PyTorch importada dentro de un with",
-            "with torch.no_grad():\n    from torch.nn.functional import softplus as _suave\n\n\n"
-            "def adelante(x):\n    return _suave(x), (x,)\n\n\n"
-            "def atras(guardado, grad_y):\n    (x,) = guardado\n    return grad_y * torch.sigmoid(x)\n",
-            "softplus",
         )
     ],
 }
@@ -438,6 +440,12 @@ MARCA = "para revisar a mano"
 # Lesson 09: forward mode (ej4) and vmap (ej5) cannot be observed; values the grader checks to float64's rounding (ej4)
 # and at a size a loop cannot reach in time (ej5) keep full marks, with a note for the instructor.
 MARCADAS["09_mas_alla_de_backward"] = {
+    "ej2_solucion": [
+        (
+            "sin where: x desplazado un poco (el nan se esconde en -2**-50)",
+            "def sinc(x):\n    z = x + 2.0**-50\n    return torch.sin(z) / z\n",
+        )
+    ],
     "ej4_solucion": [
         (
             "J v con la regla de la cadena escrita a mano",
@@ -489,10 +497,8 @@ HONESTAS = {
     },
     "05_acumulacion_de_gradientes": {"ej2_solucion": [("reasignada con un registro", None)]},
     "08_proyecto_final": {"ej1_solucion": [("reasignada con un registro", None)]},
-    "09_mas_alla_de_backward": {
-        "ej4_solucion": [("reasignada con un registro", None)],
-        "ej6_solucion": [("reasignada con un registro", None)],
-    },
+    "09_mas_alla_de_backward": {"ej4_solucion": [("reasignada con un registro", None)]},
+    "10_ganchos_y_funciones_propias": {"ej2_solucion": [("reasignada con un registro", None)]},
 }
 
 CON_ENABLE_GRAD.update(
@@ -508,7 +514,7 @@ CON_ENABLE_GRAD.update(
 
 def _solucion_10(answer_id, old, new):
     """Lesson 10's solution of ``answer_id`` with ``old`` replaced by ``new`` (once); "" if the lesson is absent."""
-    lesson = next((item for item in available_lessons() if item.id == "10_tu_propio_autograd"), None)
+    lesson = next((item for item in available_lessons() if item.id == "11_tu_propio_autograd"), None)
     if lesson is None:
         return ""
     cell = next(c for c in read(lesson.source).cells if nbgrader_meta(c).get("grade_id") == answer_id)
@@ -550,8 +556,8 @@ for _respuesta, _caso in {
         "«torch»",
     ),
 }.items():
-    PROHIBIDAS.setdefault("10_tu_propio_autograd", {}).setdefault(_respuesta, []).append(_caso)
-HONESTAS["10_tu_propio_autograd"] = {
+    PROHIBIDAS.setdefault("11_tu_propio_autograd", {}).setdefault(_respuesta, []).append(_caso)
+HONESTAS["11_tu_propio_autograd"] = {
     "ej2_solucion": [("reasignada con un registro", None)],
     "ej5_solucion": [("reasignada con un registro", None)],
 }

@@ -14,7 +14,7 @@ from gradientes.figures import METADATA, PREFIX
 IMAGES = {"image/png", "image/svg+xml"}
 # Lessons whose figures are still shown without a description. Their author removes a lesson from here once its
 # figures go through show_figure: the xfail is strict, so this test fails when a listed lesson already passes.
-PENDIENTES = {"09", "10"}
+PENDIENTES = set()
 
 
 def figure_problems(notebook):
@@ -46,7 +46,7 @@ def figure_problems(notebook):
     "lesson",
     [
         pytest.param(lesson, marks=pytest.mark.xfail(strict=True, reason="figuras sin descripción todavía"))
-        if lesson.id[:2] in PENDIENTES
+        if lesson.id in PENDIENTES
         else lesson
         for lesson in LESSONS
     ],

@@ -128,6 +128,16 @@ def test_no_answer_line_is_shown_anywhere_in_the_students_notebook(lesson):
     assert not answer_lines & set(shown), sorted(answer_lines & set(shown))
 
 
+def test_the_stated_time_holds_the_estimate(lesson):
+    """«Tiempo estimado» is a range around what the lesson asks of a student (autograder/study_time.py)."""
+    from autograder.study_time import estimated_minutes, stated_range
+
+    notebook = read(lesson.source)
+    stated, minutes = stated_range(notebook), estimated_minutes(notebook)
+    assert stated is not None, "la lección no dice su «Tiempo estimado: entre X y Y minutos»"
+    assert stated[0] <= minutes <= stated[1], f"{lesson.id}: dice {stated}, y lo que pide son unos {minutes} minutos"
+
+
 def test_hard_coded_demo_answers_cover_every_exercise(lesson):
     import tomllib
 

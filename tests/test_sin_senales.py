@@ -22,7 +22,7 @@ from autograder.course import is_test_cell
 # What the kernel's ``signal`` module still has of POSIX_TIMERS (the last cell of every notebook here).
 REMAINING = f"import signal\n\nprint([name for name in {POSIX_TIMERS!r} if hasattr(signal, name)])"
 # Lessons whose wrong answers run in both kernels: the first and the last (the scalar engine, Valor).
-CORPUS_LESSONS = ["01_tensores_y_requires_grad", "10_tu_propio_autograd"]
+CORPUS_LESSONS = ["01_tensores_y_requires_grad", "11_tu_propio_autograd"]
 
 
 @pytest.fixture(scope="module")

@@ -18,7 +18,8 @@ from autograder.course import find_lesson
 from autograder.demo import answered
 
 L09 = find_lesson("09_mas_alla_de_backward")
-L10 = find_lesson("10_tu_propio_autograd")
+L10G = find_lesson("10_ganchos_y_funciones_propias")
+L10 = find_lesson("11_tu_propio_autograd")
 ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 MARKERS = ("### BEGIN SOLUTION", "### END SOLUTION")
 
@@ -33,6 +34,13 @@ def changed(lesson, grade_id, old, new):
     code = solution(lesson, grade_id)
     assert code.count(old) == 1, (grade_id, old)
     return code.replace(old, new)
+
+
+def softplus_with(forward):
+    """Lesson 10's softplus with its forward's first line replaced by ``forward``."""
+    return changed(
+        L10G, "ej4_solucion", "    y = x.clamp(min=0) + torch.log1p(torch.exp(-x.abs()))\n", f"    y = {forward}\n"
+    )
 
 
 # (lesson, answer cell, test cell, label, code, full marks?, text the failure must contain)
@@ -100,40 +108,40 @@ CASES = [
         "    return torch.stack(filas)\n",
         False, "600 000",
     ),
-    # 09 ej6: the old exercise's answer returns no hook; a hook that does not clip; honest lambda and partial.
+    # 10 (ganchos) ej2: the old exercise's answer returns no hook; a hook that does not clip; honest lambda and partial.
     (
-        L09, "ej6_solucion", "ej6_pruebas", "sin-gancho",
+        L10G, "ej2_solucion", "ej2_pruebas", "sin-gancho",
         "def gancho_de_recorte(limite):\n    return None\n", False, "debía devolver una función",
     ),
-    (L09, "ej6_solucion", "ej6_pruebas", "no-recorta", "def gancho_de_recorte(limite):\n    return lambda g: g\n",
+    (L10G, "ej2_solucion", "ej2_pruebas", "no-recorta", "def gancho_de_recorte(limite):\n    return lambda g: g\n",
      False, "sin recortar"),
     (
-        L09, "ej6_solucion", "ej6_pruebas", "lambda",
+        L10G, "ej2_solucion", "ej2_pruebas", "lambda",
         "import torch\n\ndef gancho_de_recorte(limite):\n    return lambda g: torch.clamp(g, min=-limite, max=limite)\n",
         True, "",
     ),
     (
-        L09, "ej6_solucion", "ej6_pruebas", "partial",
+        L10G, "ej2_solucion", "ej2_pruebas", "partial",
         "import functools\nimport torch\n\ndef gancho_de_recorte(limite):\n"
         "    return functools.partial(torch.clamp, min=-limite, max=limite)\n",
         True, "",
     ),
-    # 09 ej7: the forward through PyTorch's softplus; a backward that raises (one Spanish line); saving y.
+    # 10 (ganchos) ej4: the forward through PyTorch's softplus; a backward that raises (one Spanish line); saving y.
     (
-        L09, "ej7_solucion", "ej7_pruebas", "softplus-de-pytorch",
-        changed(L09, "ej7_solucion", "    y = x.clamp(min=0) + torch.log1p(torch.exp(-x.abs()))\n",
+        L10G, "ej4_solucion", "ej4_pruebas", "softplus-de-pytorch",
+        changed(L10G, "ej4_solucion", "    y = x.clamp(min=0) + torch.log1p(torch.exp(-x.abs()))\n",
                 "    from torch.nn.functional import softplus\n    y = softplus(x)\n"),
         False, "softplus",
     ),
     (
-        L09, "ej7_solucion", "ej7_pruebas", "atras-lanza",
-        changed(L09, "ej7_solucion", "    (x,) = guardado\n", "    (x,) = guardado\n    raise ValueError('sin terminar')\n"),
+        L10G, "ej4_solucion", "ej4_pruebas", "atras-lanza",
+        changed(L10G, "ej4_solucion", "    (x,) = guardado\n", "    (x,) = guardado\n    raise ValueError('sin terminar')\n"),
         False, "atras(",
     ),
     (
-        L09, "ej7_solucion", "ej7_pruebas", "guarda-y",
+        L10G, "ej4_solucion", "ej4_pruebas", "guarda-y",
         changed(
-            L09, "ej7_solucion", "    return y, (x,)\n", "    print('guardo y')\n    return y, (y,)\n",
+            L10G, "ej4_solucion", "    return y, (x,)\n", "    print('guardo y')\n    return y, (y,)\n",
         ).replace("    (x,) = guardado\n    return grad_y * torch.sigmoid(x)\n",
                   "    (y,) = guardado\n    return grad_y * -torch.expm1(-y)\n"),
         True, "",
@@ -305,28 +313,24 @@ CASES = [
     # Attacks after the redesign: the forbidden softplus under another path (the same object), and the
     # complex-step derivative (exact to rounding with no derivative written).
     (
-        L09, "ej7_solucion", "ej7_pruebas", "softplus-por-otra-ruta",
-        changed(L09, "ej7_solucion", "    y = x.clamp(min=0) + torch.log1p(torch.exp(-x.abs()))\n",
-                "    y = torch.nn.modules.activation.F.softplus(x)\n"),
+        L10G, "ej4_solucion", "ej4_pruebas", "softplus-por-otra-ruta",
+        softplus_with("torch.nn.modules.activation.F.softplus(x)"),
         False, "torch.nn.functional.softplus",
     ),
     (
-        L09, "ej7_solucion", "ej7_pruebas", "modulo-softplus-por-otra-ruta",
-        changed(L09, "ej7_solucion", "    y = x.clamp(min=0) + torch.log1p(torch.exp(-x.abs()))\n",
-                "    y = torch.nn.modules.activation.Softplus()(x)\n"),
+        L10G, "ej4_solucion", "ej4_pruebas", "modulo-softplus-por-otra-ruta",
+        softplus_with("torch.nn.modules.activation.Softplus()(x)"),
         False, "torch.nn.Softplus",
     ),
-    # Equivalent APIs by meaning, not by name: a library function that already computes sinc or softplus.
+    # Equivalent APIs by meaning, not by name: a library function that already computes the softplus.
     (
-        L09, "ej7_solucion", "ej7_pruebas", "softplus-por-logsigmoid",
-        changed(L09, "ej7_solucion", "    y = x.clamp(min=0) + torch.log1p(torch.exp(-x.abs()))\n",
-                "    y = -torch.nn.functional.logsigmoid(-x)\n"),
+        L10G, "ej4_solucion", "ej4_pruebas", "softplus-por-logsigmoid",
+        softplus_with("-torch.nn.functional.logsigmoid(-x)"),
         False, "logsigmoid",
     ),
     (
-        L09, "ej7_solucion", "ej7_pruebas", "softplus-por-logsumexp",
-        changed(L09, "ej7_solucion", "    y = x.clamp(min=0) + torch.log1p(torch.exp(-x.abs()))\n",
-                "    y = torch.stack([x, torch.zeros_like(x)]).logsumexp(0)\n"),
+        L10G, "ej4_solucion", "ej4_pruebas", "softplus-por-logsumexp",
+        softplus_with("torch.stack([x, torch.zeros_like(x)]).logsumexp(0)"),
         False, "logsumexp",
     ),
     (
@@ -340,7 +344,7 @@ CASES = [
 
 
 def _id(case):
-    return f"{case[0].id[:2]}-{case[1]}-{case[3]}"
+    return f"{case[0].id}-{case[1]}-{case[3]}"
 
 
 @pytest.fixture(scope="module")
@@ -360,8 +364,20 @@ def graded(tmp_path_factory):
         path = folder / student / lesson.id / lesson.notebook_name
         path.parent.mkdir(parents=True)
         nbformat.write(notebook, path)
+    # An honest submission of lesson 09 with a test cell pasted twice (Jupyter's copy and paste: same metadata, a new
+    # id), before the exercises that read the code: the copy is the checks' code, not an answer.
+    notebook = answered(L09)
+    index, original = next(
+        (i, c) for i, c in enumerate(notebook.cells) if nbgrader_meta(c).get("grade_id") == "ej1_pruebas"
+    )
+    copy = nbformat.from_dict(dict(original))
+    copy.id = "copia-de-ej1"
+    notebook.cells.insert(index + 1, copy)
+    path = folder / "copia" / L09.id / L09.notebook_name
+    path.parent.mkdir(parents=True)
+    nbformat.write(notebook, path)
     result = batch.run(folder, workspace, workers=2)
-    outcomes = {}
+    outcomes = {"copia": (row(result, L09, "copia"), sum(points for _, points, auto in L09.graded_cells() if auto))}
     for case in CASES:
         lesson, test_id = case[0], case[2]
         maximum = next(points for grade_id, points, _ in lesson.graded_cells() if grade_id == test_id)
@@ -371,6 +387,11 @@ def graded(tmp_path_factory):
         error = ANSI.sub("", "\n".join(o.get("evalue", "") for o in outputs if o.output_type == "error"))
         outcomes[_id(case)] = (float(row(result, lesson, student)[test_id]), maximum, error)
     return outcomes
+
+
+def test_a_pasted_copy_of_a_test_cell_costs_nothing(graded):
+    table_row, maximum = graded["copia"]
+    assert table_row["puntos_automaticos"] == maximum, table_row.to_dict()
 
 
 @pytest.mark.parametrize("case", CASES, ids=[_id(case) for case in CASES])

@@ -4,31 +4,38 @@ answer's code only through ``check_statement``, which fails closed."""
 
 import math
 import random
+import re
 
 import pytest
 import torch
 
 from gradientes.checks import CheckFailure
-from gradientes.checks_09 import (
+from gradientes.checks_09 import check_own_code, check_to_rounding
+from gradientes.checks_10 import (
     check_clipped,
     check_gradcheck,
-    check_own_code,
-    check_to_rounding,
     custom_function,
     gradient_with_hook,
     returned_function,
 )
-from gradientes.checks_10 import (
+from gradientes.checks_11 import (
+    NETWORK_MODULES,
     check_backward,
     check_engine_code,
     check_externals,
     check_local_step,
+    check_network,
+    check_reduced,
+    check_reduction_code,
     check_training_step,
     dyadic,
     evaluate,
     expected_received,
     near_a_kink,
+    network_reference,
+    network_size,
     random_program,
+    reduced_reference,
     shown,
     training_reference,
     with_externals,
@@ -305,9 +312,9 @@ def test_the_helpers_the_checks_rely_on_are_the_lessons_own(cells):
     from helpers import read as read_notebook
 
     from autograder.course import find_lesson
-    from gradientes.checks_10 import HELPERS, check_helpers
+    from gradientes.checks_11 import HELPERS, check_helpers
 
-    source = "\n".join(c.source for c in read_notebook(find_lesson("10_tu_propio_autograd").source).cells)
+    source = "\n".join(c.source for c in read_notebook(find_lesson("11_tu_propio_autograd").source).cells)
     for text in HELPERS.values():  # as the lesson writes them
         assert text.strip("\n") in source
     cells(
@@ -326,3 +333,123 @@ def test_the_helpers_the_checks_rely_on_are_the_lessons_own(cells):
     cells(HELPERS["construir"].replace("Valor(v, nombre=n)", "Valor(v)"), HELPERS["retro_local"])
     with pytest.raises(CheckFailure, match="construir no es la de la lección"):
         check_helpers("construir", "retro_local")
+
+
+def _network(entradas, tamanos, valores, x):
+    """The lesson's MLP written out with torch, in float64: its output and the gradient of each parameter, in
+    ``parametros()`` order (each neuron: its weights, then its bias)."""
+    q = torch.tensor(valores, dtype=torch.float64, requires_grad=True)
+    h, k = torch.tensor(x, dtype=torch.float64), 0
+    for capa, n in enumerate(tamanos):
+        bloque = q[k : k + n * (h.numel() + 1)].reshape(n, h.numel() + 1)
+        k += n * (h.numel() + 1)
+        h = bloque[:, :-1] @ h + bloque[:, -1]
+        h = torch.tanh(h) if capa < len(tamanos) - 1 else h
+    h[0].backward()
+    return h[0].item(), q.grad.tolist()
+
+
+def test_the_networks_reference_is_the_same_network_in_pytorch():
+    rng = random.Random(7)
+    for _ in range(20):
+        entradas = rng.randint(1, 3)
+        tamanos = [rng.randint(1, 4) for _ in range(rng.randint(0, 2))] + [1]
+        valores = [dyadic(rng, -1.0, 1.0, 6) for _ in range(network_size(entradas, tamanos))]
+        x = [dyadic(rng, -1.5, 1.5, 6) for _ in range(entradas)]
+        dato, gradientes, escalas = network_reference(entradas, tamanos, valores, x)
+        torch_dato, torch_gradientes = _network(entradas, tamanos, valores, x)
+        assert len(gradientes) == len(valores) == len(escalas[1])
+        assert math.isclose(dato, torch_dato, rel_tol=1e-13, abs_tol=1e-13)
+        assert all(
+            math.isclose(a, b, rel_tol=1e-12, abs_tol=1e-13) for a, b in zip(gradientes, torch_gradientes, strict=True)
+        )
+        check_network((torch_dato, torch_gradientes), dato, gradientes, escalas=escalas, call="r", hint="h")
+
+
+def test_the_networks_typical_mistakes_are_named():
+    red = (1, [2, 1], [0.5, -0.25, -1.0, 0.75, 1.5, -0.5, 0.25], [1.5])
+    dato, gradientes, escalas = network_reference(*red)
+    for options, match in [
+        ({"bias_first": True}, "primero sus pesos"),
+        ({"last_tanh": True}, "también en la última capa"),
+        ({"hidden_tanh": False}, "capas ocultas"),
+    ]:
+        wrong = network_reference(*red, **options)
+        with pytest.raises(CheckFailure, match=match):
+            check_network((wrong[0], wrong[1]), dato, gradientes, escalas=escalas, call="r", hint="h", red=red)
+    with pytest.raises(CheckFailure, match="en el orden de parametros"):
+        check_network((dato, gradientes[::-1]), dato, gradientes, call="r", hint="h", red=red)
+    with pytest.raises(CheckFailure, match="devolvió 6 gradientes"):
+        check_network((dato, gradientes[:-1]), dato, gradientes, call="r", hint="h", red=red)
+    with pytest.raises(CheckFailure, match=r"debía devolver \(dato, gradientes\)"):
+        check_network(dato, dato, gradientes, call="r", hint="h", red=red)
+
+
+def test_the_network_may_draw_its_weights_with_random_and_nothing_else(cells):
+    cells("import random\n\ndef red(x):\n    return random.uniform(-1, 1) * x\n")
+    check_engine_code("red", modules=NETWORK_MODULES)
+    with pytest.raises(CheckFailure, match="random"):
+        check_engine_code("red")
+    cells("import numpy\n\ndef red(x):\n    return numpy.tanh(x)\n")
+    with pytest.raises(CheckFailure, match="numpy"):
+        check_engine_code("red", modules=NETWORK_MODULES)
+
+
+def _reduce(gradiente, forma):
+    sobran = gradiente.dim() - len(forma)
+    resultado = gradiente.sum(dim=tuple(range(sobran))) if sobran else gradiente
+    repetidas = tuple(i for i, n in enumerate(forma) if n == 1 and resultado.shape[i] != 1)
+    return resultado.sum(dim=repetidas, keepdim=True) if repetidas else resultado.clone()
+
+
+def test_the_reduction_is_what_pytorchs_autograd_gives_a_broadcast_input():
+    rng = random.Random(11)
+    P = torch.arange(12.0, dtype=torch.float64).reshape(4, 3)
+    assert reduced_reference(P, (1, 3)).tolist() == [[18.0, 22.0, 26.0]]
+    assert reduced_reference(P, ()).item() == 66.0
+    for k in range(40):
+        shape = tuple(rng.randint(1, 4) for _ in range(rng.randint(1, 4)))
+        tail = shape[len(shape) - rng.randint(0, len(shape)) :]
+        forma = tuple(1 if rng.random() < 0.4 else n for n in tail)
+        dtype = torch.float32 if k % 4 == 3 else torch.float64
+        gradiente = torch.tensor([rng.randint(-8, 8) for _ in range(math.prod(shape))], dtype=dtype).reshape(shape)
+        esperado = reduced_reference(gradiente, forma)
+        assert esperado.shape == forma and esperado.dtype == dtype
+        check_reduced(_reduce(gradiente, forma), esperado, gradiente, gradiente.clone(), forma, call="r")
+
+
+def test_the_reductions_typical_mistakes_are_named():
+    P = torch.arange(12.0, dtype=torch.float64).reshape(4, 3)
+    esperado = [[18.0, 22.0, 26.0]]
+    for came, match in [
+        (P.sum(0), "keepdim=True"),
+        (P.sum(0, keepdim=True) / 4, "¿sumas o promedias?"),
+        (P.clone(), "las que en ella miden 1"),
+        (P.sum(0, keepdim=True).float(), "conserva el dtype"),
+        ([[18.0, 22.0, 26.0]], "debía devolver un tensor"),
+    ]:
+        with pytest.raises(CheckFailure, match=re.escape(match)):
+            check_reduced(came, esperado, P, P.clone(), (1, 3), call="r")
+    P3 = torch.arange(24.0, dtype=torch.float64).reshape(2, 4, 3)
+    with pytest.raises(CheckFailure, match="a la izquierda"):
+        check_reduced(P3.sum(2, keepdim=True), [[42.0], [60.0], [78.0], [96.0]], P3, P3.clone(), (4, 1), call="r")
+    changed = P.clone()
+    changed[0, 0] = 5.0
+    with pytest.raises(CheckFailure, match="cambió el gradiente"):
+        check_reduced(P.sum(0, keepdim=True), esperado, changed, P.clone(), (1, 3), call="r")
+    zeros = torch.zeros(4, 3, dtype=torch.float64)  # a right answer of zeros is not taken for a mean
+    check_reduced(torch.zeros(1, 3, dtype=torch.float64), [[0.0, 0.0, 0.0]], zeros, zeros.clone(), (1, 3), call="r")
+
+
+def test_the_reduction_is_written_without_autograd_or_sum_to_size(cells):
+    cells("import torch\n\ndef reducir_a_forma(g, forma):\n    return g.sum_to_size(forma)\n")
+    with pytest.raises(CheckFailure, match="sum_to_size"):
+        check_reduction_code("reducir_a_forma")
+    cells(
+        "import torch\n\ndef reducir_a_forma(g, forma):\n    e = torch.zeros(forma, requires_grad=True)\n"
+        "    (e + torch.zeros_like(g)).backward(g)\n    return e.grad\n"
+    )
+    with pytest.raises(CheckFailure, match="no permite"):
+        check_reduction_code("reducir_a_forma")
+    cells("import torch\n\ndef reducir_a_forma(g, forma):\n    return g.sum(0, keepdim=True).reshape(forma)\n")
+    check_reduction_code("reducir_a_forma")
