@@ -112,6 +112,10 @@ COMPUTED_PREDICTIONS = {
     "una celda mágica": "%%time\nayuda = torch.ones\n",
     "una orden mágica desconocida": "%run otro.py\n",
     "un nombre que el cuaderno no define": "def prediccion(x):\n    return misterio(x)\n",
+    "una lista global que otro nombre llena": (
+        "COEF = [0.0, 0.0]\nPUENTE = {'k': COEF}\nPUENTE['k'][:] = [torch.ones(1).item(), 2.0]\n\n\n"
+        "def prediccion(x):\n    return COEF[0] + COEF[1] * x\n"
+    ),
     "una importación con asterisco": "from torch import *\n\n\ndef prediccion(x):\n    return abs(x)\n",
     "redefinida después dentro de un if": (
         "def prediccion(x):\n    return x\n\n\nif True:\n\n    def prediccion(x):\n"
@@ -196,6 +200,18 @@ WITH_AUTOGRAD = {
     "el grad_fn llamado a mano": "def derivada(x):\n    return torch.sin(x).grad_fn(torch.ones(()))\n",
     "un módulo del curso": (
         "from gradientes import checks as c\n\n\ndef derivada(x):\n    return c.reference_gradients(torch.sin, x)\n"
+    ),
+    "por el marco de un generador": (
+        "def derivada(x):\n    t = (i for i in ()).gi_frame.f_globals['torch']\n"
+        "    return t.autograd.functional.jacobian(torch.sin, x)\n"
+    ),
+    "por las funciones integradas de un marco": (
+        "def derivada(x):\n    marco = (i for i in ()).gi_frame\n"
+        "    return marco.f_builtins['__import__']('torch').autograd.functional.jacobian(torch.sin, x)\n"
+    ),
+    "por el marco de una excepción": (
+        "def derivada(x):\n    try:\n        1 / 0\n    except ZeroDivisionError as e:\n        tb = e.__traceback__\n"
+        "    return tb.tb_frame.f_globals['torch'].autograd.functional.jacobian(torch.sin, x)\n"
     ),
     "una lista llena después": (
         "ayudas = []\nayudas.append(torch.autograd.grad)\n\n\ndef derivada(x):\n    return ayudas[0](torch.sin(x), x)\n"

@@ -45,6 +45,16 @@ DYNAMIC_CALLS = frozenset(
 DYNAMIC_NAMES = frozenset(
     {"__builtins__", "__import__", "__loader__", "__spec__", "get_ipython", "_ih", "_oh", "In", "Out"}
 )
+# Attributes of frames, generators, coroutines and tracebacks: from any of them a chain reaches a frame, and a
+# frame's globals and builtins reach every name and module (``(i for i in ()).gi_frame.f_globals["torch"]``).
+FRAME_ATTRIBUTES = frozenset(
+    {
+        "gi_frame", "cr_frame", "ag_frame", "tb_frame", "tb_next", "gi_yieldfrom", "cr_await", "ag_await",
+        "f_globals", "f_builtins", "f_locals", "f_back", "f_code", "f_trace", "gi_code", "cr_code", "ag_code",
+    }
+)  # fmt: skip
+# What builds a container that code elsewhere can fill through another name (a prediction may not read one).
+MUTABLE_DISPLAYS = (ast.List, ast.Dict, ast.Set, ast.ListComp, ast.DictComp, ast.SetComp)
 # Dunder attributes that only name or describe an object (reading them reaches nothing).
 PLAIN_DUNDERS = frozenset({"__name__", "__qualname__", "__doc__", "__version__", "__file__", "__module__", "__code__"})
 # Modules that reach namespaces, frames, other modules or code objects.
@@ -400,6 +410,8 @@ class Notebook:
         if isinstance(node, ast.Name) and node.id in DYNAMIC_NAMES and not self._magic_receiver(node, unit):
             self.hidden.append(f"«{node.id}»")
         if isinstance(node, ast.Attribute):
+            if node.attr in FRAME_ATTRIBUTES:
+                self.hidden.append(f"el atributo «{node.attr}»")
             if node.attr.startswith("__") and node.attr.endswith("__"):
                 if node.attr not in PLAIN_DUNDERS or not isinstance(node.ctx, ast.Load):
                     self.hidden.append(f"el atributo «{node.attr}»")
@@ -643,6 +655,12 @@ def read(answer_name, sources=None):
         for unit, target in notebook.live(name):
             if target is not None:
                 reading.names.add(_canonical(target))
+            if (
+                name != answer_name
+                and isinstance(unit, ast.Assign | ast.AnnAssign | ast.AugAssign)
+                and any(isinstance(node, MUTABLE_DISPLAYS) for node in ast.walk(unit))
+            ):  # another name may hold the same list and fill it out of sight
+                reading.not_plain.append(f"«{name}», una lista, un diccionario o un conjunto del cuaderno")
             pending.append(unit)
         for unit in notebook.changes.get(name, []):
             pending.append(unit)
