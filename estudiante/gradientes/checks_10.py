@@ -165,3 +165,50 @@ def check_clipped(value, expected, *, unclipped, name, hint=None):
     if differs and is_tensor(value) and value.shape == unclipped.shape and is_close(value, unclipped):
         fail(f"{name} llegó sin recortar: se obtuvo {describe(value)}, lo mismo que sin ningún gancho.", hint)
     check_tensor(value, expected, name=name, hint=hint)
+
+
+WATCHER_FACTORY = (
+    "gancho_vigia no vigila nada todavía: fabrica el gancho (una función que recibe un gradiente) y lo devuelve."
+)
+WATCHER_COUNT = (
+    "n es el número de componentes del gradiente que no son finitas (nan, inf y -inf): torch.isfinite te dice cuáles "
+    "sí lo son."
+)
+
+
+def check_watcher(factory, f, g, x, *, on, where, seen, unhooked):
+    """The hook that ``factory(avisar)`` returns, registered by the test on ``h = f(x)`` (``on="h"``) or on the leaf
+    ``x``, with an ``avisar`` of the test: it must call ``avisar`` once, with the number of non-finite components of
+    the gradient it receives (``seen``), and leave the gradient of ``x`` as it is without a hook (``unhooked``)."""
+    received = []
+
+    def avisar(n):
+        received.append(n)
+
+    hook = returned_function(factory(avisar), "tu gancho", "gancho_vigia(avisar)", WATCHER_FACTORY)
+    came = gradient_with_hook(hook, f, g, x, on=on)
+    seen = torch.as_tensor(seen, dtype=torch.float64)
+    unhooked = torch.as_tensor(unhooked, dtype=torch.float64)
+    count = int((~torch.isfinite(seen)).sum())
+    if len(received) != 1:
+        fail(
+            f"{where}: tu gancho llamó a avisar {len(received)} veces en un paso hacia atrás.",
+            "el gancho recibe el gradiente una vez: llama a avisar una sola vez, con la cuenta de todo el gradiente.",
+        )
+    if type(received[0]) is not int:
+        fail(
+            f"{where}: tu gancho llamó a avisar con {describe(received[0])}, y avisar espera un int de Python.",
+            "convierte la cuenta en un número de Python con int(...).",
+        )
+    if received[0] != count:
+        fail(
+            f"{where}: tu gancho avisó de {received[0]}, y el gradiente que recibió, {describe(seen)}, tiene {count} "
+            "componentes que no son finitas.",
+            WATCHER_COUNT,
+        )
+    if not (is_tensor(came) and came.shape == unhooked.shape and torch.allclose(came, unhooked, equal_nan=True)):
+        fail(
+            f"{where}: con tu gancho, el gradiente de x es {describe(came)}, y sin gancho es {describe(unhooked)}: tu "
+            "gancho lo cambió.",
+            "un gancho que solo mira no devuelve nada: así el gradiente sigue su camino tal cual, también sus nan.",
+        )
