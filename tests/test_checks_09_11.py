@@ -453,3 +453,19 @@ def test_the_reduction_is_written_without_autograd_or_sum_to_size(cells):
         check_reduction_code("reducir_a_forma")
     cells("import torch\n\ndef reducir_a_forma(g, forma):\n    return g.sum(0, keepdim=True).reshape(forma)\n")
     check_reduction_code("reducir_a_forma")
+    cells(
+        "import torch\n\ndef reducir_a_forma(g, forma):\n    while g.dim() > len(forma):\n        g = torch.sum(g, 0)\n"
+        "    for i, n in enumerate(forma):\n        if n == 1:\n            g = g.sum(i).unsqueeze(i)\n"
+        "    return g.clone().to(g.dtype)\n"
+    )
+    check_reduction_code("reducir_a_forma")
+
+
+@pytest.mark.parametrize(
+    "body",
+    ["torch.einsum('ij->j', g).reshape(forma)", "torch.vmap(torch.sum)(g.T).reshape(forma)", "g.mean(0) * g.shape[0]"],
+)
+def test_the_reduction_reaches_only_sums_shapes_and_types(cells, body):
+    cells(f"import torch\n\ndef reducir_a_forma(g, forma):\n    return {body}\n")
+    with pytest.raises(CheckFailure, match="no es una suma ni una operación de forma"):
+        check_reduction_code("reducir_a_forma")

@@ -48,7 +48,12 @@ HONEST_PREDICTIONS = {
     "borrada con del y escrita otra vez": (
         "if 'prediccion' in dir():\n    del prediccion\n\n\ndef prediccion(x):\n    return 2 * x\n"
     ),
-    "literales": "prediccion = [3.0, 6.0]\n",
+    "literales": "prediccion = (3.0, 6.0)\n",
+    "constantes del cuaderno": (
+        "ESCALA = 2 * math.pi\nPAR = (ESCALA, abs(-1.5))\n\n\ndef prediccion(x):\n    return PAR[0] * x + PAR[1]\n"
+    ),
+    "getattr con un nombre escrito": "def prediccion(x):\n    return getattr(math, 'floor')(x)\n",
+    "una tupla por omisión": "def prediccion(x, pesos=(1.0, 2.0)):\n    return pesos[0] * x + pesos[1]\n",
     "aritmética": "def prediccion(x):\n    return [3 * x * x, 2 * x + 1]\n",
     "math importado en la celda": "import math\n\n\ndef prediccion(a, x0):\n    return a * math.exp(x0)\n",
     "from math": (
@@ -104,7 +109,20 @@ COMPUTED_PREDICTIONS = {
         "def prediccion(x):\n    return ayudas['uno'](1).item()\n"
     ),
     "acceso dinámico en otra celda": "def prediccion(x):\n    return x\n\n\nglobals()['prediccion'] = ejemplo\n",
-    "getattr": "def prediccion(x):\n    return getattr(math, 'floor')(x)\n",
+    "getattr con un nombre calculado": "def prediccion(x):\n    return getattr(math, 'fl' + 'oor')(x)\n",
+    "getattr de un atributo dunder": "def prediccion(x):\n    return getattr(x, '__class__')\n",
+    "getattr redefinido": (
+        "def getattr(a, b):\n    return torch.ones\n\n\ndef prediccion(x):\n    return getattr(x, 'y')(1).item()\n"
+    ),
+    "un diccionario que otro nombre llena": (
+        "ayudas = dict()\notro = ayudas\notro['uno'] = torch.ones\n\n\n"
+        "def prediccion(x):\n    return ayudas['uno'](1).item()\n"
+    ),
+    "un valor por omisión que se llena desde fuera": (
+        "def prediccion(x, t={}):\n    return t if x is None else t['uno'](1).item()\n\n\n"
+        "prediccion(None)['uno'] = torch.ones\n"
+    ),
+    "una lista que un alias llena": "prediccion = [0.0, 0.0]\notra = prediccion\notra[0] = torch.ones(1).item()\n",
     "un atributo dunder": "def prediccion(x):\n    return x.__class__.__mro__\n",
     "una orden mágica que ejecuta código": (
         "%time ayuda = torch.ones\n\n\ndef prediccion(x):\n    return ayuda(1).item()\n"
@@ -137,6 +155,12 @@ def test_a_prediction_that_can_reach_anything_but_plain_python_fails(code):
 
 
 HONEST_BY_HAND = {
+    "con el límite de recursión subido": (
+        "import sys\n\nsys.setrecursionlimit(10000)\n\n\ndef derivada(x):\n    return 3 * torch.cos(3 * x)\n"
+    ),
+    "después de un getattr con un nombre escrito": (
+        "print(getattr(x, 'shape'))\n\n\ndef derivada(x):\n    return 3 * torch.cos(3 * x)\n"
+    ),
     "después de una comprensión cuya variable se llama como la respuesta": (
         "import torch\n\nmedidas = [(1, torch.autograd.grad)]\ntabla = [derivada for _, derivada in medidas]\n\n\n"
         "def derivada(x):\n    return 3 * torch.cos(3 * x)\n"

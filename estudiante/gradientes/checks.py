@@ -10,6 +10,7 @@ import contextvars
 import math
 import random
 import sys
+import types
 
 import torch
 
@@ -647,6 +648,20 @@ def _read_answer(name):
             "defínelo en su celda de respuesta (sin cambiarle el nombre) y vuelve a ejecutarla.",
         )
     return reading
+
+
+def outside_allowlist(reading, names, methods):
+    """What a reading reaches of torch beyond an allowlist: the names (``torch.x``, compared as objects, whatever the
+    path) not among ``names``, and the methods and attributes (``.logaddexp``) not among ``methods``."""
+    allowed = {id(value) for name in names if (value := named_object(name)) is not None}
+    outside, parts = [], set()
+    for name in sorted(reading.names):
+        value = named_object(name)
+        if not name.startswith("torch.") or isinstance(value, types.ModuleType) or id(value) in allowed:
+            parts.update(name.split(".")[1:])
+        else:
+            outside.append(name)
+    return outside + sorted(f".{method}" for method in reading.attributes - parts - set(methods))
 
 
 def named_object(dotted):

@@ -1,16 +1,7 @@
 """Checks of lesson 09 (más allá de backward): values to float64's rounding, and what an answer that writes its own
 operation may reach (an allowlist of elementary operations, read in full and failing closed)."""
 
-import types
-
-from gradientes.checks import (
-    CheckFailure,
-    check_statement,
-    check_tensor,
-    fail,
-    is_close,
-    named_object,
-)
+from gradientes.checks import CheckFailure, check_statement, check_tensor, fail, is_close, outside_allowlist
 from gradientes.statement import read
 
 # What, inside torch, leads to any operation by name (``torch.ops.aten.sinc``); the private parts (``torch._C``)
@@ -47,7 +38,7 @@ def check_own_code(answers, *, forbidden, hint=None):
     by :func:`check_statement`, failing closed (an unknown method fails too)."""
     for answer in answers:
         check_statement(answer, modules=OWN_CODE_MODULES, forbidden=(*forbidden, TORCH_OPS), hint=hint)
-        outside = not_elementary(read(answer))
+        outside = outside_allowlist(read(answer), ELEMENTARY_NAMES, ELEMENTARY | PLUMBING)
         if outside:
             fail(
                 f"{answer} usa {', '.join(f'«{name}»' for name in outside[:3])}, que no es una de las operaciones "
@@ -56,20 +47,6 @@ def check_own_code(answers, *, forbidden, hint=None):
                 "log1p, abs, clamp, where, sin, sigmoid, maximum…), las de math y los métodos de forma y tipo de "
                 "los tensores (shape, reshape, to…).",
             )
-
-
-def not_elementary(reading):
-    """What a reading reaches of torch that is not an elementary operation: names, and methods (``.logaddexp``)."""
-    allowed = {id(value) for name in ELEMENTARY_NAMES if (value := named_object(name)) is not None}
-    outside, parts = [], set()
-    for name in sorted(reading.names):
-        value = named_object(name)
-        if not name.startswith("torch.") or isinstance(value, types.ModuleType) or id(value) in allowed:
-            parts.update(name.split(".")[1:])
-        else:
-            outside.append(name)
-    methods = reading.attributes - parts - ELEMENTARY - PLUMBING
-    return outside + sorted(f".{method}" for method in methods)
 
 
 def check_to_rounding(value, expected, *, name, hint=None, close_hint=None, rtol=1e-12, atol=1e-12):

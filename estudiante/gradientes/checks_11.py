@@ -15,8 +15,17 @@ import ast
 import copy
 import math
 
-from gradientes.checks import AUTOGRAD_APIS, check_number, check_statement, check_tensor, describe, fail, is_tensor
-from gradientes.statement import notebook_reading, student_sources
+from gradientes.checks import (
+    AUTOGRAD_APIS,
+    check_number,
+    check_statement,
+    check_tensor,
+    describe,
+    fail,
+    is_tensor,
+    outside_allowlist,
+)
+from gradientes.statement import notebook_reading, read, student_sources
 
 ENGINE_MODULES = ("math", "collections")
 EPS = 2.0**-52
@@ -507,16 +516,34 @@ def check_network(came, dato, gradientes, *, escalas=None, call, hint, red=None)
 # --- Section 8: broadcasting and reductions (exercise 7) ------------------------------------------------------
 
 REDUCTION_FORBIDDEN = (*AUTOGRAD_APIS, ".sum_to_size", "torch.func")
+# What reducir_a_forma may reach of torch (an allowlist, compared as objects): sums, shapes and types. Anything
+# else (``sum_to_size``, ``torch.ops``, a library function that reduces to a shape) fails closed.
+REDUCTION_NAMES = frozenset(
+    f"torch.{name}"
+    for name in "sum zeros zeros_like tensor as_tensor Size Tensor is_tensor float64 float32 int64 add".split()
+)
+REDUCTION_METHODS = frozenset(
+    "sum add add_ shape dtype device ndim dim size numel reshape view view_as to clone detach unsqueeze squeeze "
+    "flatten contiguous double float item tolist copy_ new_zeros zero_ append index count insert".split()
+)
 
 
 def check_reduction_code(answer):
-    """``reducir_a_forma`` sums by itself: no autograd, no ``sum_to_size`` (read in full, failing closed)."""
-    check_statement(
-        answer,
-        forbidden=REDUCTION_FORBIDDEN,
-        hint="aquí se pide la suma a mano, con las operaciones de los tensores (sum, reshape…): sin autograd ni "
-        "sum_to_size, que la hacen por ti.",
+    """``reducir_a_forma`` sums by itself: of torch only sums, shapes and types (an allowlist), read in full and
+    failing closed."""
+    hint = (
+        "aquí se pide la suma a mano, con las operaciones de los tensores (sum, reshape…): sin autograd ni "
+        "sum_to_size, que la hacen por ti."
     )
+    check_statement(answer, modules=("torch", "math"), forbidden=REDUCTION_FORBIDDEN, hint=hint)
+    outside = outside_allowlist(read(answer), REDUCTION_NAMES, REDUCTION_METHODS)
+    if outside:
+        fail(
+            f"{answer} usa {', '.join(f'«{name}»' for name in outside[:3])}, que no es una suma ni una operación de "
+            "forma o de tipo.",
+            hint + " Se admiten sum, reshape, view, squeeze, unsqueeze, clone, to, zeros y los de forma (shape, "
+            "dim, size).",
+        )
 
 
 def reduced_reference(gradiente, forma):
@@ -524,9 +551,10 @@ def reduced_reference(gradiente, forma):
     gradient ``gradiente`` arrives at the result."""
     import torch
 
-    entrada = torch.zeros(forma, dtype=gradiente.dtype, requires_grad=True)
-    salida = entrada + torch.zeros(gradiente.shape, dtype=gradiente.dtype)
-    salida.backward(gradiente.clone())
+    with torch.enable_grad():  # whatever grad mode the student's code left
+        entrada = torch.zeros(forma, dtype=gradiente.dtype, requires_grad=True)
+        salida = entrada + torch.zeros(gradiente.shape, dtype=gradiente.dtype)
+        salida.backward(gradiente.clone())
     return entrada.grad
 
 

@@ -53,8 +53,15 @@ FRAME_ATTRIBUTES = frozenset(
         "f_globals", "f_builtins", "f_locals", "f_back", "f_code", "f_trace", "gi_code", "cr_code", "ag_code",
     }
 )  # fmt: skip
-# What builds a container that code elsewhere can fill through another name (a prediction may not read one).
+# What builds a container that code elsewhere can fill through another name (a prediction's defaults may not be one).
 MUTABLE_DISPLAYS = (ast.List, ast.Dict, ast.Set, ast.ListComp, ast.DictComp, ast.SetComp)
+# What a notebook value that a prediction reads may be made of: an immutable value no other code can change (numbers,
+# strings, tuples, arithmetic, ``math``, the notebook's other such values, and these builtins).
+IMMUTABLE_NODES = (
+    ast.Constant, ast.Tuple, ast.Name, ast.Load, ast.UnaryOp, ast.BinOp, ast.BoolOp, ast.Compare, ast.IfExp,
+    ast.operator, ast.unaryop, ast.boolop, ast.cmpop, ast.Attribute, ast.Call, ast.keyword,
+)  # fmt: skip
+IMMUTABLE_BUILTINS = frozenset({"abs", "float", "int", "round", "min", "max", "pow", "bool", "str", "divmod"})
 # Dunder attributes that only name or describe an object (reading them reaches nothing).
 PLAIN_DUNDERS = frozenset({"__name__", "__qualname__", "__doc__", "__version__", "__file__", "__module__", "__code__"})
 # Modules that reach namespaces, frames, other modules or code objects.
@@ -72,6 +79,8 @@ PLAIN_DYNAMIC = frozenset(
         "sys.version",
         "sys.version_info",
         "sys.platform",
+        "sys.setrecursionlimit",
+        "sys.getrecursionlimit",
         "IPython.display",
     }
 )
@@ -143,9 +152,27 @@ def _parse(source):
         magic = any(line.lstrip().startswith(("%", "!")) for line in source.split("\n"))
         return None, (["una orden mágica de IPython (%, !)"] if magic else [])
     try:
-        return ast.parse(code), []
+        return _LiteralGetattr().visit(ast.parse(code)), []
     except (SyntaxError, ValueError):
         return None, []
+
+
+class _LiteralGetattr(ast.NodeTransformer):
+    """``getattr(x, "nombre")`` with a literal name is the attribute ``x.nombre``, and is read as one (a name that is
+    computed, or a default, stays dynamic)."""
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        name = node.args[1] if len(node.args) == 2 and not node.keywords else None
+        if (
+            isinstance(node.func, ast.Name)
+            and node.func.id == "getattr"
+            and isinstance(name, ast.Constant)
+            and isinstance(name.value, str)
+            and name.value.isidentifier()
+        ):
+            return ast.copy_location(ast.Attribute(value=node.args[0], attr=name.value, ctx=ast.Load()), node)
+        return node
 
 
 def _magic(node):
@@ -338,6 +365,8 @@ class Notebook:
                 else:
                     self._order.setdefault(name, []).append(how)
                     self.bindings.setdefault(name, []).append((unit, target))
+        if "getattr" in self.bindings:  # a literal getattr() is read as an attribute: it must be the builtin
+            self.hidden.append("«getattr» redefinido")
         for unit in self.units:
             self._scan(unit)
         self.hidden = list(dict.fromkeys(self.hidden))
@@ -595,6 +624,27 @@ def _parents_of(unit):
 
 
 @functools.lru_cache(maxsize=8)
+def _immutable(notebook, unit, name):
+    """Whether the binding of a notebook ``name`` in ``unit`` is a function it defines, or a plain assignment of an
+    immutable value (:data:`IMMUTABLE_NODES`): nothing that another name can hold and change later."""
+    if isinstance(unit, ast.FunctionDef) and unit.name == name:
+        return True
+    if not isinstance(unit, ast.Assign | ast.AnnAssign) or unit.value is None:
+        return False
+    for node in ast.walk(unit.value):
+        if not isinstance(node, IMMUTABLE_NODES):
+            return False
+        if isinstance(node, ast.Attribute) and not all(_under(d, PLAIN_MODULES) for d in notebook.dotted(node, None)):
+            return False
+        if isinstance(node, ast.Call):
+            if isinstance(node.func, ast.Name):
+                if notebook.walk.resolve(node.func.id, None)[0] != "builtin" or node.func.id not in IMMUTABLE_BUILTINS:
+                    return False
+            elif not isinstance(node.func, ast.Attribute):
+                return False
+    return True
+
+
 def notebook_reading(sources):
     """The whole notebook read once (cached by its sources): its bindings, calls and changes of every name."""
     return Notebook(list(sources))
@@ -655,12 +705,9 @@ def read(answer_name, sources=None):
         for unit, target in notebook.live(name):
             if target is not None:
                 reading.names.add(_canonical(target))
-            if (
-                name != answer_name
-                and isinstance(unit, ast.Assign | ast.AnnAssign | ast.AugAssign)
-                and any(isinstance(node, MUTABLE_DISPLAYS) for node in ast.walk(unit))
-            ):  # another name may hold the same list and fill it out of sight
-                reading.not_plain.append(f"«{name}», una lista, un diccionario o un conjunto del cuaderno")
+            if target is None and not _immutable(notebook, unit, name):
+                # another name may hold the same object and change it out of sight
+                reading.not_plain.append(f"«{name}», un valor del cuaderno que otro código puede cambiar")
             pending.append(unit)
         for unit in notebook.changes.get(name, []):
             pending.append(unit)
@@ -674,6 +721,10 @@ def read(answer_name, sources=None):
             reading.builtins.add("complex")
         if isinstance(node, ast.FunctionDef) and node.decorator_list:
             reading.not_plain.append("un decorador")
+        if isinstance(node, _FUNCTIONS):
+            defaults = [d for d in [*node.args.defaults, *node.args.kw_defaults] if d is not None]
+            if any(isinstance(n, MUTABLE_DISPLAYS) for d in defaults for n in ast.walk(d)):
+                reading.not_plain.append("un valor por omisión que otro código puede llenar")
         if isinstance(node, ast.Attribute):
             reading.attributes.add(node.attr)
             dotted = notebook.dotted(node, scope)
