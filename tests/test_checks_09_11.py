@@ -204,6 +204,13 @@ def test_the_engine_may_reach_only_math_and_collections(cells):
     cells("if True:\n    import numpy\n\ndef orden(r):\n    return numpy.exp(r)\n")
     with pytest.raises(CheckFailure, match="numpy"):
         check_engine_code("orden")
+    # The recursion limit (question 3 invites it) computes nothing; anything else of sys is still refused.
+    limit = "import sys\n\ndef orden(r):\n    sys.setrecursionlimit(10000)\n"
+    cells(limit + "    return [r]\n")
+    check_engine_code("orden")
+    cells(limit + "    return [r, sys.version]\n")
+    with pytest.raises(CheckFailure, match="sys"):
+        check_engine_code("orden")
 
 
 def _tanh_by_differences(x, h=2.0**-6):

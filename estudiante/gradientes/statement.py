@@ -79,8 +79,7 @@ PLAIN_DYNAMIC = frozenset(
         "sys.version",
         "sys.version_info",
         "sys.platform",
-        "sys.setrecursionlimit",
-        "sys.getrecursionlimit",
+        *(RECURSION_LIMIT := ("sys.setrecursionlimit", "sys.getrecursionlimit")),
         "IPython.display",
     }
 )
@@ -668,8 +667,11 @@ class Reading:
         return api in self.globals or api in self.builtins or any(_under(name, [api]) for name in self.names)
 
     def modules(self):
-        """The modules the code reaches (the first part of each dotted name)."""
-        return {name.split(".")[0] for name in self.names}
+        """The modules the code reaches (the first part of each dotted name); ``sys`` only for its recursion limit,
+        which computes nothing, is not one."""
+        kept = {name for name in self.names if name not in RECURSION_LIMIT}
+        only_limit = {name for name in self.names - kept if not any(k.startswith("sys.") for k in kept)}
+        return {name.split(".")[0] for name in kept if not (name == "sys" and only_limit)}
 
 
 def untouched(answer_name, sources=None):
