@@ -22,12 +22,12 @@ test: instalar
 
 instalar: $(INSTALADO)
 
-$(INSTALADO): requirements.txt pyproject.toml estudiante/pyproject.toml $(wildcard estudiante/gradientes/jupyterlab/*.json) estudiante/gradientes/lab_setup.py autograder/lab_setup.py
+$(INSTALADO): requirements.txt pyproject.toml estudiante/pyproject.toml $(wildcard estudiante/gradientes/jupyterlab/*.json) estudiante/gradientes/lab_setup.py autograder/course/lab_setup.py
 	@scripts/comprobar-python.sh $(PYTHON)
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet -r requirements.txt
 	$(BIN)/python -m pip install --quiet --no-deps --no-build-isolation -e ./estudiante -e .
-	$(BIN)/python -m autograder.lab_setup
+	$(BIN)/python -m autograder.course.lab_setup
 	touch $(INSTALADO)
 
 # El proxy de JupyterHub (configurable-http-proxy, de npm), con las versiones de despliegue/package-lock.json.

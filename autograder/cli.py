@@ -9,10 +9,12 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from autograder import batch, class_reports, course, exchange, lms, pages, publish, release, report
-from autograder.course import NOTEBOOKS, ROOT, find_lesson
-from autograder.demo import build_demo
-from autograder.sandbox import SandboxUnavailable
+from autograder import course
+from autograder.course import NOTEBOOKS, ROOT, exchange, find_lesson, publish, release
+from autograder.course.demo import build_demo
+from autograder.grading import batch
+from autograder.reports import class_reports, lms, pages
+from autograder.sealed.sandbox import SandboxUnavailable
 
 console = Console()
 # One line, whatever it quotes (brackets too).
@@ -146,7 +148,7 @@ def cmd_resumen(args):
     for lesson in class_reports.graded_lessons(workspace):
         url = course.gradebook_url(workspace)
         failed = []
-        table = report.write_reports(url, lesson.id, {}, workspace / "informes", args.csv_es, failed.append)
+        table = class_reports.write_reports(url, lesson.id, {}, workspace / "informes", args.csv_es, failed.append)
         tables.append((lesson, table))
         if failed:
             warn(*failed)
@@ -164,7 +166,7 @@ def cmd_resumen(args):
 
 
 def _exchange(step):
-    """A ``curso`` command for one step of a class on JupyterHub (see :mod:`autograder.exchange`)."""
+    """A ``curso`` command for one step of a class on JupyterHub (see :mod:`autograder.course.exchange`)."""
 
     def command(args):
         try:

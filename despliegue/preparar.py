@@ -137,7 +137,7 @@ def espacio_del_instructor(clase):
         f"c.CourseDirectory.db_url = {clase.db_url!r}\n"
         f"c.Exchange.root = {str(clase.intercambio)!r}\n"
         "# El dueño de una entrega es la cuenta que la hizo: una a nombre de otro no se recoge.\n"
-        "c.ExchangeFactory.collect = 'autograder.exchange.OwnerCheckedCollect'\n",
+        "c.ExchangeFactory.collect = 'autograder.course.exchange.OwnerCheckedCollect'\n",
         encoding="utf-8",
     )
     os.chown(config, cuenta.pw_uid, cuenta.pw_gid)

@@ -25,9 +25,10 @@ from nbgrader.api import Gradebook
 from nbgrader.apps import NbGraderAPI
 from traitlets.config import Config
 
-from autograder import batch, course
+from autograder import course
 from autograder.course import SOLUTIONS, available_lessons, find_lesson, gradebook_url
-from autograder.demo import SCENARIOS, build_demo
+from autograder.course.demo import SCENARIOS, build_demo
+from autograder.grading import batch
 
 KINDS = ("ana", "beto", "carla")  # correcta, en blanco, valores escritos a mano
 

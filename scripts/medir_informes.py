@@ -20,8 +20,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from autograder import class_reports, lms, report
 from autograder.course import find_lesson, gradebook_url
+from autograder.reports import class_reports, grades, lms
 
 
 def main():
@@ -32,7 +32,7 @@ def main():
     args = parser.parse_args()
     lesson = find_lesson(args.leccion)
     source = args.espacio.resolve()
-    graded = report.lesson_table(gradebook_url(source), lesson.id, report.kept_statuses(source / "informes", lesson.id))
+    graded = grades.lesson_table(gradebook_url(source), lesson.id, grades.kept_statuses(source / "informes", lesson.id))
     originals = [s for s in graded["alumno"] if (source / "autograded" / s / lesson.id).is_dir()]
     with tempfile.TemporaryDirectory(prefix="medir-informes-") as tmp:
         workspace = Path(tmp)
@@ -47,7 +47,7 @@ def main():
         table = pd.concat(rows, ignore_index=True)
         folder = workspace / "informes"
         folder.mkdir()
-        report.plot_exercises(table, lesson.id, folder / f"ejercicios_{lesson.id}.png")  # already there in a batch
+        grades.plot_exercises(table, lesson.id, folder / f"ejercicios_{lesson.id}.png")  # already there in a batch
         steps = {}
         started = time.perf_counter()
         errors, pairs = class_reports.write_lesson(workspace, lesson.id, table, folder)

@@ -13,9 +13,9 @@ import nbformat
 from nbclient import NotebookClient
 from rich.console import Console
 
-from autograder import batch
 from autograder.course import available_lessons
-from autograder.demo import build_demo
+from autograder.course.demo import build_demo
+from autograder.grading import batch
 
 
 def main():

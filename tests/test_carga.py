@@ -10,9 +10,9 @@ import nbformat
 import pytest
 from helpers import autograded_tests, points, read, row
 
-from autograder import batch, cpu_time
 from autograder.course import find_lesson
-from autograder.demo import answered, blank, loops
+from autograder.course.demo import answered, blank, loops
+from autograder.grading import batch, cpu_time
 
 pytestmark = pytest.mark.maquina_entera  # it loads every core on purpose: run alone (see the Makefile)
 

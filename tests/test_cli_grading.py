@@ -7,7 +7,7 @@ from helpers import LESSONS
 from nbgrader.api import Gradebook
 
 from autograder import cli
-from autograder.demo import build_demo
+from autograder.course.demo import build_demo
 
 
 def test_grading_a_moodle_zip_from_the_command_line(tmp_path, capsys):

@@ -39,7 +39,7 @@ from nbgrader.utils import is_solution
 from autograder import cli
 from autograder import course as curso
 from autograder.course import ROOT, find_lesson
-from autograder.demo import answered, hardcoded
+from autograder.course.demo import answered, hardcoded
 
 DESPLIEGUE = ROOT / "despliegue"
 PROXY = DESPLIEGUE / "node_modules" / ".bin" / "configurable-http-proxy"

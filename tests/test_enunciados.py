@@ -1,6 +1,6 @@
 """What a statement promises, the grade keeps, for every lesson in ``solutions/``.
 
-Graded by the real grader (``autograder.batch.run``, sealed, with the hidden tests):
+Graded by the real grader (``autograder.grading.batch.run``, sealed, with the hidden tests):
 
 - **No answer within reach.** Every function defined in the visible part of a test cell (outside
   ``### BEGIN HIDDEN TESTS``), pasted as the answer (as the exercise's function, with its name), earns
@@ -30,9 +30,9 @@ import nbformat
 import pytest
 from helpers import HIDDEN, autograded_notebook, nbgrader_meta, read, row
 
-from autograder import batch
 from autograder.course import available_lessons, is_test_cell
-from autograder.demo import answered
+from autograder.course.demo import answered
+from autograder.grading import batch
 
 ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 MARKERS = ("### BEGIN SOLUTION", "### END SOLUTION")

@@ -8,9 +8,9 @@ import pytest
 from helpers import chromium, read
 from nbgrader.api import Gradebook
 
-from autograder import batch
 from autograder.course import find_lesson, gradebook_url, nbgrader_api
-from autograder.demo import build_demo
+from autograder.course.demo import build_demo
+from autograder.grading import batch
 
 LESSON = find_lesson("03_backward_y_regla_de_la_cadena")  # $$y = 5x^3 + ...$$ and inline $...$
 REFLECTIONS = [grade_id for grade_id, _, autograded in LESSON.graded_cells() if not autograded]

@@ -14,9 +14,9 @@ from helpers import (
 )
 from nbclient import NotebookClient
 
-from autograder import batch
 from autograder.course import ROOT
-from autograder.demo import SCENARIOS, build_demo
+from autograder.course.demo import SCENARIOS, build_demo
+from autograder.grading import batch
 
 FULL = LESSONS[0]
 

@@ -8,8 +8,8 @@ import pytest
 from helpers import HIDDEN, LESSONS, autograded_notebook, autograded_tests, nbgrader_meta, points, read, row
 from nbgrader.api import Gradebook
 
-from autograder import batch
-from autograder.demo import build_demo
+from autograder.course.demo import build_demo
+from autograder.grading import batch
 
 
 @pytest.fixture(scope="module")

@@ -9,11 +9,11 @@ import nbformat
 import pytest
 from helpers import autograded_tests, points, read, row
 
-from autograder import batch, execute
-from autograder import feedback as feedback_module
 from autograder.course import PACKAGE_DIR, ROOT, SOLUTIONS, find_lesson
-from autograder.demo import answered, blank
-from autograder.publish import STUDENT_PACKAGE
+from autograder.course.demo import answered, blank
+from autograder.course.publish import STUDENT_PACKAGE
+from autograder.grading import batch, execute
+from autograder.reports import feedback as feedback_module
 
 PACKAGES = {"autograder": PACKAGE_DIR, "gradientes": STUDENT_PACKAGE, "solutions": SOLUTIONS}
 

@@ -17,9 +17,11 @@ import pytest
 from helpers import chromium, nbgrader_meta
 from nbgrader.api import Gradebook
 
-from autograder import batch, class_reports, cli, diagnoses, similarity
+from autograder import cli
 from autograder.course import find_lesson
-from autograder.demo import answered, blank
+from autograder.course.demo import answered, blank
+from autograder.grading import batch
+from autograder.reports import class_reports, diagnoses, similarity
 
 LESSON = find_lesson("01_tensores_y_requires_grad")
 CORPUS = tomllib.loads(

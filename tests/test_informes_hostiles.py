@@ -18,9 +18,10 @@ import pandas as pd
 import pytest
 from helpers import nbgrader_meta
 
-from autograder import class_reports, cli, diagnoses
+from autograder import cli
 from autograder.course import find_lesson
-from autograder.demo import answered
+from autograder.course.demo import answered
+from autograder.reports import class_reports, diagnoses
 
 LESSON = find_lesson("01_tensores_y_requires_grad")
 STUDENT = "zoe"
@@ -28,7 +29,7 @@ CRAFTED = {  # each one puts «(1 1 1 1 …» with no closing parenthesis into a
     "ej1_solucion": 'def describir_tensor(t):\n    return "(" + "1 " * 5000\n',
     "ej3_solucion": 'def puede_requerir_gradiente(dtype):\n    raise ValueError("\\n  Pista: (" + "1 " * 5000)\n',
 }
-# The worst texts found for the expressions of autograder.diagnoses, for n from a few thousand characters up.
+# The worst texts found for the expressions of autograder.reports.diagnoses, for n from a few thousand characters up.
 WORST = {
     "números sin cerrar": lambda n: "(" + "1 " * n,
     "almohadillas sin cerrar": lambda n: "[" + "# " * n,

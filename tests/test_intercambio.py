@@ -9,7 +9,7 @@ import pwd
 
 import pytest
 
-from autograder import exchange
+from autograder.course import exchange
 
 LESSON = "01_tensores_y_requires_grad"
 STUDENT, OTHER = "nobody", "daemon"  # accounts every Debian system has

@@ -18,8 +18,7 @@ import nbformat
 import pytest
 from helpers import LESSONS, chromium
 
-from autograder import release
-from autograder.course import PACKAGE_DIR, ROOT, is_test_cell
+from autograder.course import COURSE_DIR, ROOT, is_test_cell, release
 from gradientes import lab_setup
 
 
@@ -577,7 +576,7 @@ def menu_paths(markdown):
 
 def paths_named_by_the_course():
     """``{path: where}`` for the index and the Markdown cells of every lesson."""
-    named = {path: "autograder/indice.md" for path in menu_paths((PACKAGE_DIR / "indice.md").read_text("utf-8"))}
+    named = {path: "autograder/course/indice.md" for path in menu_paths((COURSE_DIR / "indice.md").read_text("utf-8"))}
     for lesson in LESSONS:
         for cell in nbformat.read(lesson.source, as_version=4).cells:
             if cell.cell_type == "markdown":

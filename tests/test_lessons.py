@@ -8,8 +8,7 @@ from helpers import HIDDEN, LESSONS, SOLUTION, autograded_tests, nbgrader_meta, 
 from nbclient import NotebookClient
 from nbgrader.validator import Validator
 
-from autograder import release
-from autograder.course import NOTEBOOKS, ROOT, is_test_cell, nbgrader_config, syllabus
+from autograder.course import NOTEBOOKS, ROOT, is_test_cell, nbgrader_config, release, syllabus
 
 COLAB_INSTALL = """import importlib.util
 import os
@@ -129,8 +128,8 @@ def test_no_answer_line_is_shown_anywhere_in_the_students_notebook(lesson):
 
 
 def test_the_stated_time_holds_the_estimate(lesson):
-    """«Tiempo estimado» is a range around what the lesson asks of a student (autograder/study_time.py)."""
-    from autograder.study_time import estimated_minutes, stated_range
+    """«Tiempo estimado» is a range around what the lesson asks of a student (autograder/course/study_time.py)."""
+    from autograder.course.study_time import estimated_minutes, stated_range
 
     notebook = read(lesson.source)
     stated, minutes = stated_range(notebook), estimated_minutes(notebook)

@@ -13,9 +13,9 @@ import nbformat
 import pytest
 from helpers import autograded_notebook, nbgrader_meta, read, row
 
-from autograder import batch
 from autograder.course import find_lesson
-from autograder.demo import answered
+from autograder.course.demo import answered
+from autograder.grading import batch
 
 L09 = find_lesson("09_mas_alla_de_backward")
 L10G = find_lesson("10_ganchos_y_funciones_propias")

@@ -1,5 +1,7 @@
 """Project-level promises: pins, Binder, README commands, Spanish CLI, lint."""
 
+import ast
+import graphlib
 import importlib
 import re
 import subprocess
@@ -106,3 +108,50 @@ def test_ruff_is_clean():
     for command in (["check", "."], ["format", "--check", "."]):
         result = subprocess.run([sys.executable, "-m", "ruff", *command], cwd=ROOT, capture_output=True, text=True)
         assert result.returncode == 0, result.stdout + result.stderr
+
+
+def import_graph(package_dir):
+    """``{module: modules of the same package it imports}``, every import counted (inside functions too)."""
+    files = {p: p.relative_to(package_dir.parent).with_suffix("") for p in package_dir.rglob("*.py")}
+    modules = {".".join(rel.parts).removesuffix(".__init__"): path for path, rel in files.items()}
+    graph = {}
+    for name, path in modules.items():
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        found = set()
+        for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+            if isinstance(node, ast.Import):
+                targets = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    base = ".".join([*package.split(".")[: len(package.split(".")) - node.level + 1], base]).strip(".")
+                targets = [base, *(f"{base}.{alias.name}" for alias in node.names)]
+            else:
+                continue
+            for target in targets:
+                while target and target not in modules:
+                    target = target.rpartition(".")[0]
+                if target and target != name and not name.startswith(f"{target}."):  # (a package's own __init__)
+                    found.add(target)
+        graph[name] = found
+    return graph
+
+
+@pytest.mark.parametrize("package", ["autograder", "estudiante/gradientes"])
+def test_no_import_circle_inside_a_package(package):
+    graph = import_graph(ROOT / package)
+    assert len(graph) > 5
+    try:
+        graphlib.TopologicalSorter(graph).prepare()
+    except graphlib.CycleError as error:
+        pytest.fail(f"importación circular en {package}: {' → '.join(error.args[1])}")
+
+
+def test_the_circle_test_finds_a_circle(tmp_path):
+    package = tmp_path / "paquete"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "a.py").write_text("from paquete import b\n")
+    (package / "b.py").write_text("def f():\n    from paquete.a import g\n")
+    with pytest.raises(graphlib.CycleError):
+        graphlib.TopologicalSorter(import_graph(package)).prepare()

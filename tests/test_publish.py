@@ -23,9 +23,10 @@ from helpers import HIDDEN, LESSONS, SOLUTION, chromium, read
 from nbclient import NotebookClient
 from nbgrader.utils import compute_checksum
 
-from autograder import cli, publish, suspicious
-from autograder.course import ROOT
-from autograder.demo import answered, build_demo
+from autograder import cli
+from autograder.course import ROOT, publish
+from autograder.course.demo import answered, build_demo
+from autograder.grading import suspicious
 
 # What the instructor's tools need and a student must never have to install.
 INSTRUCTOR_ONLY = ("jupyterhub", "nbgrader", "psycopg", "pytest", "selenium", "ruff", "pandas")

@@ -11,7 +11,7 @@ cover the whole corpus. Every variant is checked twice, as the student and the i
 - in a normal kernel (the student's notebook: the visible self-checks of ``%%comprobar``). To keep
   this fast, one kernel serves all the variants of a lesson: the first runs the whole notebook, the
   others only their answer and test cells, after a cell that deletes the previous answers' names;
-- through ``autograder.batch.run`` (sealed, with the hidden tests), one call per lesson.
+- through ``autograder.grading.batch.run`` (sealed, with the hidden tests), one call per lesson.
 
 ``pytest -s -k cifras tests/test_respuestas_erroneas.py`` prints the figures of each lesson.
 """
@@ -29,10 +29,10 @@ import pytest
 from helpers import autograded_notebook, nbgrader_meta, read, row
 from nbclient import NotebookClient
 
-from autograder import batch
 from autograder.course import is_test_cell, syllabus
-from autograder.demo import answered
-from autograder.verdict import answer_names
+from autograder.course.demo import answered
+from autograder.grading import batch
+from autograder.grading.verdict import answer_names
 
 CORPUS = Path(__file__).resolve().parent / "respuestas_erroneas"
 KEYS = {"caso", "mensaje", "codigo", "correcta"}

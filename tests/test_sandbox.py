@@ -7,11 +7,11 @@ from pathlib import Path
 import pytest
 import torch
 
-from autograder import sandbox
 from autograder.course import PACKAGE_DIR, ROOT, SOLUTIONS
-from autograder.remote import ProtocolError, RemoteError, Timeout
-from autograder.sandbox import KernelDied, Sandbox, SandboxUnavailable
+from autograder.sealed import sandbox
+from autograder.sealed.sandbox import KernelDied, Sandbox, SandboxUnavailable
 from gradientes import checks
+from gradientes.remote_errors import ProtocolError, RemoteError, Timeout
 
 
 @pytest.fixture(scope="module")
@@ -87,7 +87,7 @@ def test_a_graph_built_by_the_grader_is_rebuilt_in_the_kernel(kernel):
         10,
     )
     x = torch.tensor(0.5, requires_grad=True)
-    from autograder.remote import Recorder
+    from autograder.bridge.autograd import Recorder
 
     with Recorder():
         t = (x.sin() * 3).exp()
@@ -194,7 +194,8 @@ def test_a_late_reply_is_dropped_on_both_sides_never_taken_for_another_requests(
 def test_a_request_skips_replies_that_are_not_its_own_and_a_timeout_loses_no_half_message():
     import os
 
-    from autograder.remote import _HEADER, Channel, Peer
+    from autograder.bridge.peer import Peer
+    from autograder.bridge.wire import _HEADER, Channel
 
     theirs_r, theirs_w = os.pipe()
     ours_r, ours_w = os.pipe()
@@ -398,8 +399,8 @@ def test_what_a_lesson_uses_first_is_ready_before_the_student_and_figures_are_no
 
 
 def test_a_batch_warms_only_the_first_uses_its_lessons_mention():
-    from autograder import batch
     from autograder.course import find_lesson
+    from autograder.grading import batch
 
     assert batch._first_uses([find_lesson("01_tensores_y_requires_grad")]) == []
     assert batch._first_uses([find_lesson("08_proyecto_final")]) == ["optim"]

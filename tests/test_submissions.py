@@ -8,7 +8,7 @@ import pytest
 from nbformat.v4 import new_code_cell, new_notebook
 
 from autograder.course import ROOT
-from autograder.submissions import collect, student_id
+from autograder.grading.submissions import collect, student_id
 
 LESSONS = ["01_tensores_y_requires_grad", "02_grafo_computacional"]
 

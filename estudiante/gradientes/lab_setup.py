@@ -4,7 +4,7 @@ Where nbgrader is installed (the class hub's student environment), its JupyterLa
 with no translator: ``translate_nbgrader`` writes them in Spanish into its installed files
 (``jupyterlab/nbgrader.json``), and ``--estudiante`` turns off its instructor-only parts.
 
-Run as ``python -m gradientes.lab_setup``; the instructor's environment runs ``python -m autograder.lab_setup``.
+Run as ``python -m gradientes.lab_setup``; the instructor's environment runs ``python -m autograder.course.lab_setup``.
 """
 
 import argparse
@@ -248,7 +248,7 @@ def main(argv=None):
 
 
 def setup(student):
-    """Everything ``main`` does; the instructor's ``autograder.lab_setup`` adds nbgrader's course config."""
+    """Everything ``main`` does; the instructor's ``autograder.course.lab_setup`` adds nbgrader's course config."""
     print(f"Interfaz en español: {install_overrides()}")
     print(f"Traducciones de JupyterLab: {install_translations()}")
     if has_nbgrader():

@@ -1,4 +1,4 @@
-"""What a check must recognise of the grader's bridge (:mod:`autograder.remote`), and nothing else of it.
+"""What a check must recognise of the grader's bridge (:mod:`autograder.bridge.peer`), and nothing else of it.
 
 In the student's notebook no value crosses a process boundary: these exceptions are never raised there and
 ``REMOTE`` stays empty. When grading, the bridge raises them and records here what each tensor that came from

@@ -5,7 +5,7 @@ module. In the student's notebook it runs the cell with each of the student's fu
 wrapped: a call that raises becomes one Spanish line, an untouched template says the
 answer is not written yet, and a call that runs
 longer than ``CALL_LIMIT`` seconds is stopped. (When grading, the same cell runs outside
-the student's process, in :mod:`autograder.verdict`, with the same messages.)
+the student's process, in :mod:`autograder.grading.verdict`, with the same messages.)
 
 The time limit works the same on every system (Windows has no POSIX signals): a timer thread raises
 ``_TooSlow`` in the calling thread with CPython's ``PyThreadState_SetAsyncExc``. The interpreter checks for
