@@ -53,6 +53,13 @@ HONEST_PREDICTIONS = {
         "ESCALA = 2 * math.pi\nPAR = (ESCALA, abs(-1.5))\n\n\ndef prediccion(x):\n    return PAR[0] * x + PAR[1]\n"
     ),
     "getattr con un nombre escrito": "def prediccion(x):\n    return getattr(math, 'floor')(x)\n",
+    "una importación con asterisco de math": "from math import *\n\n\ndef prediccion(x):\n    return sqrt(x) * pi\n",
+    "medida con %%timeit": "%%timeit -n 10 -r 3\nsum(range(100))\n\n\ndef prediccion(x):\n    return 2 * x\n",
+    "una celda de pruebas copiada": (
+        "def prediccion(x):\n    return 2 * x\n",
+        "%%comprobar\nfrom gradientes.checks import check_prediction_is_plain, passed\n\nPISTA = 'una pista'\n"
+        "valor = prediccion(2.0)\ncheck_prediction_is_plain(prediccion)\npassed('bien')\n",
+    ),
     "una tupla por omisión": "def prediccion(x, pesos=(1.0, 2.0)):\n    return pesos[0] * x + pesos[1]\n",
     "aritmética": "def prediccion(x):\n    return [3 * x * x, 2 * x + 1]\n",
     "math importado en la celda": "import math\n\n\ndef prediccion(a, x0):\n    return a * math.exp(x0)\n",
@@ -135,6 +142,24 @@ COMPUTED_PREDICTIONS = {
         "def prediccion(x):\n    return COEF[0] + COEF[1] * x\n"
     ),
     "una importación con asterisco": "from torch import *\n\n\ndef prediccion(x):\n    return abs(x)\n",
+    "un nombre que una importación con asterisco no trae": (
+        "from math import *\n\n\ndef prediccion(x):\n    return AYUDA(1).item()\n\n\n"
+        "%%timeit -n1 -r1 global AYUDA; AYUDA = torch.ones\npass\n"
+    ),
+    "la línea de preparación de %%timeit": (
+        "AYUDA = abs\n\n\ndef prediccion(x):\n    return AYUDA(1).item()\n\n\n"
+        "%%timeit -n1 -r1 global AYUDA; AYUDA = torch.ones\npass\n"
+    ),
+    "una orden %timeit con opciones": "%timeit -n1 -r1 ayuda = torch.ones\n",
+    "una celda que dice ser de pruebas": (
+        "# run_cell_magic('comprobar'\ndef prediccion(x):\n    return torch.ones(1).item()\n"
+    ),
+    "una celda de pruebas propia que cambia el cuaderno": (
+        "def prediccion(x):\n    return 0.0\n", "%%comprobar\nprediccion.__code__ = ejemplo.__code__\n"
+    ),
+    "una celda de pruebas propia que llega al espacio de nombres": (
+        "def prediccion(x):\n    return 0.0\n", "%%comprobar\nget_ipython().user_ns['prediccion'] = ejemplo\n"
+    ),
     "redefinida después dentro de un if": (
         "def prediccion(x):\n    return x\n\n\nif True:\n\n    def prediccion(x):\n"
         "        return torch.ones(1).item()\n"
@@ -144,12 +169,13 @@ COMPUTED_PREDICTIONS = {
 
 @pytest.mark.parametrize("code", HONEST_PREDICTIONS.values(), ids=HONEST_PREDICTIONS)
 def test_a_prediction_in_plain_python_passes(code):
-    assert prediction(code) is None
+    assert prediction(*((code,) if isinstance(code, str) else code)) is None
 
 
 @pytest.mark.parametrize("code", COMPUTED_PREDICTIONS.values(), ids=COMPUTED_PREDICTIONS)
 def test_a_prediction_that_can_reach_anything_but_plain_python_fails(code):
-    cells = [code] if "prediccion" in code else [code, "def prediccion(x):\n    return ayuda(1).item()\n"]
+    code = (code,) if isinstance(code, str) else code
+    cells = [*code] if "prediccion" in code[0] else [*code, "def prediccion(x):\n    return ayuda(1).item()\n"]
     message = prediction(*cells)
     assert message is not None and "una predicción no se calcula con código" in message, message
 

@@ -27,7 +27,6 @@ from autograder.grading.verdict import answer_names, run_test_cell
 from autograder.sealed.runner import OUTPUT_LIMIT
 from autograder.sealed.sandbox import KernelDied, Sandbox
 from gradientes.remote_errors import ProtocolError, Timeout
-from gradientes.statement import is_test_source
 
 KERNEL_DIED = (
     "El kernel se detuvo al ejecutar esta celda (¿os._exit, un fallo de memoria o un bucle que "
@@ -164,8 +163,7 @@ class SandboxedExecute(NbGraderPreprocessor):
         if test_code is not None:
             outputs = run_test_cell(test_code, kernel, self.answer_names, cell.metadata.nbgrader.grade_id, self.sources)
         else:
-            if not is_test_source(cell.source):  # a pasted copy of a test cell is the checks' code, as in the lab
-                self.sources.append(cell.source)
+            self.sources.append(cell.source)  # every cell the student ran (a copy of a test cell too, as in the lab)
             try:
                 if self.output_left <= 0:
                     kernel.run(cell.source, min(self.timeout, left))

@@ -19,12 +19,15 @@ import ast
 import builtins
 import contextvars
 import functools
+import re
+import sys
 
 # The student's code cells, in the order they ran, while the grader runs a test cell.
 SOURCES = contextvars.ContextVar("sources", default=None)
 
-_TEST_CELL = "run_cell_magic('comprobar'"
-_TEST_MAGIC = "%%comprobar"
+# The magic of the test cells: its text runs in a namespace of its own (names it binds stay there), seeing the
+# notebook's names.
+TEST_MAGIC = "comprobar"
 
 # Calls that read or write a namespace, or run text as code: wherever they are, no name can be resolved.
 DYNAMIC_CALLS = frozenset(
@@ -90,7 +93,10 @@ SAFE_MAGICS = frozenset(
     {"matplotlib", "pip", "conda", "config", "pinfo", "pinfo2", "psearch", "html", "markdown", "latex", "javascript",
      "svg", "bash", "sh", "writefile", "system", "getoutput"}
 )  # fmt: skip
-CODE_MAGICS = frozenset({"time", "timeit", "capture"})
+CODE_MAGICS = frozenset({"time", "timeit", "capture", TEST_MAGIC})
+# What the line of a magic that runs code may hold besides that code: the options of %timeit, %time and %capture
+# (and the name %%capture binds). Anything else on it (the setup code of %%timeit) cannot be read.
+MAGIC_OPTIONS = re.compile(r"(\s*(-[nrp]\s*\d+|-[tcqo]|--no-(stderr|stdout|display)))*\s*")
 
 # A prediction may reach only these modules (pure arithmetic and iteration), and these builtins (besides literals,
 # operators, its parameters and locals, and the notebook's functions that are themselves plain).
@@ -126,12 +132,7 @@ def student_sources():
         history = get_ipython().user_ns.get("In", [])  # IPython's builtin in a kernel
     except NameError:
         return []
-    return [c for c in history if isinstance(c, str) and not is_test_source(c)]
-
-
-def is_test_source(source):
-    """Whether a cell is a test cell (``%%comprobar``), or a copy of one: its code is the checks', never an answer."""
-    return _TEST_CELL in source or source.lstrip().startswith(_TEST_MAGIC)
+    return [c for c in history if isinstance(c, str)]
 
 
 def _python(source):
@@ -188,6 +189,15 @@ def _magic(node):
     if kind not in ("run_line_magic", "run_cell_magic") or not args or not isinstance(args[0], ast.Constant):
         return kind, None, None
     text = args[-1].value if isinstance(args[-1], ast.Constant) and isinstance(args[-1].value, str) else None
+    if kind == "run_line_magic" and text is not None:  # its options first, then the code it runs
+        text = text[MAGIC_OPTIONS.match(text).end() :]
+    elif kind == "run_cell_magic" and text is not None:
+        line = args[1].value if len(args) == 3 and isinstance(args[1], ast.Constant) else None
+        allowed = MAGIC_OPTIONS.fullmatch(line or "") or (
+            args[0].value == "capture" and re.fullmatch(r"(\s*--no-(stderr|stdout|display))*\s*\w*\s*", line or "")
+        )
+        if not isinstance(line, str) or not allowed:
+            text = None
     return kind, args[0].value, text
 
 
@@ -348,7 +358,7 @@ class Notebook:
 
     def __init__(self, sources):
         self.bindings, self.changes, self.calls, self.stars, self.hidden, self.units = {}, {}, {}, [], [], []
-        self._order = {}
+        self._order, self._apart = {}, set()
         for source in sources:
             module, reasons = _parse(source)
             self.hidden += reasons
@@ -356,6 +366,8 @@ class Notebook:
                 self._add(module)
         self.walk = _Walk(self)
         for unit in self.units:
+            if id(unit) in self._apart:
+                continue
             for name, target, how in _unit_bindings(unit):
                 if name == "*":
                     self.stars.append(target)
@@ -398,10 +410,13 @@ class Notebook:
         for name, units in calls.items():
             self.calls.setdefault(name, []).extend(units)
 
-    def _add(self, module):
-        """Index one module's top-level statements (and the Python that its code magics run)."""
+    def _add(self, module, own_namespace=False):
+        """Index one module's top-level statements (and the Python that its code magics run). A test cell's code
+        (``own_namespace``) is read for what it does to the notebook's names, but the names it binds are its own."""
         for unit in module.body:
             self.units.append(unit)
+            if own_namespace:
+                self._apart.add(id(unit))
             for node in ast.walk(unit):
                 magic = _magic(node)
                 if magic is None:
@@ -410,8 +425,12 @@ class Notebook:
                 if name in CODE_MAGICS and text is not None:
                     extra, reasons = _parse(text)
                     self.hidden += reasons
-                    if extra is not None:
-                        self._add(extra)
+                    if extra is None and text.strip():
+                        self.hidden.append(f"el código de la orden mágica «{name}», que no se puede leer")
+                    elif extra is not None:
+                        self._add(extra, own_namespace=own_namespace or name == TEST_MAGIC)
+                elif name in CODE_MAGICS:
+                    self.hidden.append(f"la línea de la orden mágica «{name}»")
                 elif name not in SAFE_MAGICS:
                     self.hidden.append(f"la orden mágica de IPython «{name or kind}»")
 
@@ -526,7 +545,7 @@ class Notebook:
         if kind == "global":
             roots = [t for _, t in self.live(node.id) if t is not None]
         if kind != "local":
-            roots += [f"{star}.{node.id}" for star in self.stars]
+            roots += [f"{star}.{node.id}" for star in self.stars if _star_provides(star, node.id)]
         return [_canonical(".".join([root, *reversed(parts)])) for root in roots]
 
 
@@ -534,6 +553,16 @@ _SCANS = {}  # (top-level statement, the bindings of the names it uses) -> what 
 _SIMPLE = (
     ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.Assign | ast.AnnAssign | ast.Import | ast.ImportFrom
 )
+
+
+def _star_provides(module, name):
+    """Whether ``from module import *`` binds ``name``: known only for a module already imported here (the reader
+    imports nothing); any other name a star import is said to bring is unknown."""
+    found = sys.modules.get(module)
+    if found is None:
+        return False
+    public = getattr(found, "__all__", None)
+    return name in public if isinstance(public, list | tuple) else not name.startswith("_") and hasattr(found, name)
 
 
 def _module_scope(name, scope):
@@ -744,7 +773,7 @@ def read(answer_name, sources=None):
                 reading.builtins.add(node.id)
                 if node.id not in PLAIN_BUILTINS:
                     reading.not_plain.append(node.id)
-            elif kind == "unknown" and not notebook.stars:
+            elif kind == "unknown" and not any(_star_provides(star, node.id) for star in notebook.stars):
                 reading.unknown.append(f"el nombre «{node.id}», que el cuaderno no define")
 
     reach(answer_name)
