@@ -155,10 +155,12 @@ COMPUTED_PREDICTIONS = {
         "# run_cell_magic('comprobar'\ndef prediccion(x):\n    return torch.ones(1).item()\n"
     ),
     "una celda de pruebas propia que cambia el cuaderno": (
-        "def prediccion(x):\n    return 0.0\n", "%%comprobar\nprediccion.__code__ = ejemplo.__code__\n"
+        "def prediccion(x):\n    return 0.0\n",
+        "%%comprobar\nprediccion.__code__ = ejemplo.__code__\n",
     ),
     "una celda de pruebas propia que llega al espacio de nombres": (
-        "def prediccion(x):\n    return 0.0\n", "%%comprobar\nget_ipython().user_ns['prediccion'] = ejemplo\n"
+        "def prediccion(x):\n    return 0.0\n",
+        "%%comprobar\nget_ipython().user_ns['prediccion'] = ejemplo\n",
     ),
     "redefinida después dentro de un if": (
         "def prediccion(x):\n    return x\n\n\nif True:\n\n    def prediccion(x):\n"
@@ -181,6 +183,10 @@ def test_a_prediction_that_can_reach_anything_but_plain_python_fails(code):
 
 
 HONEST_BY_HAND = {
+    "con un nombre legible y un getattr con valor por omisión": (
+        "def derivada(x):\n    return 3 * torch.cos(3 * x) + getattr(x, 'pendiente', 0)\n\n\n"
+        "derivada.__name__ = 'la derivada'\n"
+    ),
     "con el límite de recursión subido": (
         "import sys\n\nsys.setrecursionlimit(10000)\n\n\ndef derivada(x):\n    return 3 * torch.cos(3 * x)\n"
     ),

@@ -140,7 +140,9 @@ def test_the_stated_time_holds_the_estimate(lesson):
 def test_hard_coded_demo_answers_cover_every_exercise(lesson):
     import tomllib
 
-    values = tomllib.loads((ROOT / "autograder" / "demo" / "valores_fijos" / f"{lesson.id}.toml").read_text("utf-8"))
+    values = tomllib.loads(
+        (ROOT / "autograder" / "course" / "demo" / "valores_fijos" / f"{lesson.id}.toml").read_text("utf-8")
+    )
     ids = {nbgrader_meta(cell)["grade_id"] for cell in solution_code_cells(read(lesson.source))}
     assert set(values) == ids
 

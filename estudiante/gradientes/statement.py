@@ -67,6 +67,8 @@ IMMUTABLE_NODES = (
 IMMUTABLE_BUILTINS = frozenset({"abs", "float", "int", "round", "min", "max", "pow", "bool", "str", "divmod"})
 # Dunder attributes that only name or describe an object (reading them reaches nothing).
 PLAIN_DUNDERS = frozenset({"__name__", "__qualname__", "__doc__", "__version__", "__file__", "__module__", "__code__"})
+# Those that only name an object may also be written (a test gives its function a readable name).
+NAMING_DUNDERS = frozenset({"__name__", "__qualname__", "__doc__"})
 # Modules that reach namespaces, frames, other modules or code objects.
 DYNAMIC_MODULES = frozenset(
     {
@@ -158,12 +160,12 @@ def _parse(source):
 
 
 class _LiteralGetattr(ast.NodeTransformer):
-    """``getattr(x, "nombre")`` with a literal name is the attribute ``x.nombre``, and is read as one (a name that is
-    computed, or a default, stays dynamic)."""
+    """``getattr(x, "nombre")`` with a literal name is the attribute ``x.nombre``, and is read as one; with a default,
+    ``getattr(x, "nombre", d)`` reaches both, read as ``(x.nombre, d)`` (a name that is computed stays dynamic)."""
 
     def visit_Call(self, node):
         self.generic_visit(node)
-        name = node.args[1] if len(node.args) == 2 and not node.keywords else None
+        name = node.args[1] if len(node.args) in (2, 3) and not node.keywords else None
         if (
             isinstance(node.func, ast.Name)
             and node.func.id == "getattr"
@@ -171,7 +173,10 @@ class _LiteralGetattr(ast.NodeTransformer):
             and isinstance(name.value, str)
             and name.value.isidentifier()
         ):
-            return ast.copy_location(ast.Attribute(value=node.args[0], attr=name.value, ctx=ast.Load()), node)
+            found = ast.Attribute(value=node.args[0], attr=name.value, ctx=ast.Load())
+            if len(node.args) == 3:
+                found = ast.Tuple(elts=[found, node.args[2]], ctx=ast.Load())
+            return ast.copy_location(found, node)
         return node
 
 
@@ -460,7 +465,8 @@ class Notebook:
             if node.attr in FRAME_ATTRIBUTES:
                 self.hidden.append(f"el atributo «{node.attr}»")
             if node.attr.startswith("__") and node.attr.endswith("__"):
-                if node.attr not in PLAIN_DUNDERS or not isinstance(node.ctx, ast.Load):
+                written = not isinstance(node.ctx, ast.Load)
+                if node.attr not in PLAIN_DUNDERS or (written and node.attr not in NAMING_DUNDERS):
                     self.hidden.append(f"el atributo «{node.attr}»")
             parent = _parents_of(unit).get(id(node))
             if not (isinstance(parent, ast.Attribute) and parent.value is node):  # the whole chain, not a part
