@@ -8,7 +8,7 @@ import pytest
 
 from gradientes import checks
 from gradientes.checks import CheckFailure
-from gradientes.statement import SOURCES, read
+from gradientes.statement import SOURCES, RaisedCell, read
 
 # The lessons' imports cell, Colab install included (a magic that binds no name, a fact read from importlib).
 IMPORTS = (
@@ -54,7 +54,11 @@ HONEST_PREDICTIONS = {
     ),
     "getattr con un nombre escrito": "def prediccion(x):\n    return getattr(math, 'floor')(x)\n",
     "una importación con asterisco de math": "from math import *\n\n\ndef prediccion(x):\n    return sqrt(x) * pi\n",
-    "medida con %%timeit": "%%timeit -n 10 -r 3\nsum(range(100))\n\n\ndef prediccion(x):\n    return 2 * x\n",
+    "con órdenes mágicas inofensivas": (
+        "%matplotlib inline\n%config InlineBackend.figure_format = 'svg'\n%load_ext autoreload\n%autoreload 2\n"
+        "%whos\n\n\ndef prediccion(x):\n    return 2 * x\n"
+    ),
+    "medida con %%timeit": ("def prediccion(x):\n    return 2 * x\n", "%%timeit -n 10 -r 3\nprediccion(3.0)\n"),
     "una celda de pruebas copiada": (
         "def prediccion(x):\n    return 2 * x\n",
         "%%comprobar\nfrom gradientes.checks import check_prediction_is_plain, passed\n\nPISTA = 'una pista'\n"
@@ -153,6 +157,26 @@ COMPUTED_PREDICTIONS = {
     "una orden %timeit con opciones": "%timeit -n1 -r1 ayuda = torch.ones\n",
     "una celda que dice ser de pruebas": (
         "# run_cell_magic('comprobar'\ndef prediccion(x):\n    return torch.ones(1).item()\n"
+    ),
+    "una definición de %%timeit, que queda dentro de su función": (
+        "def prediccion(x):\n    return torch.ones(1).item()\n",
+        "%%timeit -n1 -r1\ndef prediccion(x):\n    return x\n",
+    ),
+    "un señuelo tras una excepción": (
+        "def prediccion(x):\n    return torch.ones(1).item()\n",
+        RaisedCell("raise KeyboardInterrupt\n\n\ndef prediccion(x):\n    return x\n"),
+    ),
+    "%config que ejecuta código": (
+        "AYUDA = abs\n\n\ndef prediccion(x):\n    return AYUDA(x)\n",
+        "%config Foo.bar = globals().update(AYUDA=torch.ones)\n",
+    ),
+    "un backend de matplotlib propio": "%matplotlib module://parche\n",
+    "exec con otro nombre": (
+        "AYUDA = abs\nejecutar = exec\nejecutar('AYUDA = torch.ones')\n\n\ndef prediccion(x):\n    return AYUDA(x)\n"
+    ),
+    "math cambiado por una lista": (
+        "modulos = [torch.math]\nmodulos[0].dist = lambda a, b: torch.ones(1).item()\n\n\n"
+        "def prediccion(x):\n    return math.dist([x], [0])\n"
     ),
     "una celda de pruebas propia que cambia el cuaderno": (
         "def prediccion(x):\n    return 0.0\n",

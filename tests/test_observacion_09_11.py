@@ -18,8 +18,8 @@ from autograder.course.demo import answered
 from autograder.grading import batch
 
 L09 = find_lesson("09_mas_alla_de_backward")
-L10G = find_lesson("10_ganchos_y_funciones_propias")
-L10 = find_lesson("11_tu_propio_autograd")
+L10 = find_lesson("10_ganchos_y_funciones_propias")
+L11 = find_lesson("11_tu_propio_autograd")
 ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 MARKERS = ("### BEGIN SOLUTION", "### END SOLUTION")
 
@@ -39,7 +39,7 @@ def changed(lesson, grade_id, old, new):
 def softplus_with(forward):
     """Lesson 10's softplus with its forward's first line replaced by ``forward``."""
     return changed(
-        L10G, "ej4_solucion", "    y = x.clamp(min=0) + torch.log1p(torch.exp(-x.abs()))\n", f"    y = {forward}\n"
+        L10, "ej4_solucion", "    y = x.clamp(min=0) + torch.log1p(torch.exp(-x.abs()))\n", f"    y = {forward}\n"
     )
 
 
@@ -110,70 +110,70 @@ CASES = [
     ),
     # 10 (ganchos) ej2: the old exercise's answer returns no hook; a hook that does not clip; honest lambda and partial.
     (
-        L10G, "ej2_solucion", "ej2_pruebas", "sin-gancho",
+        L10, "ej2_solucion", "ej2_pruebas", "sin-gancho",
         "def gancho_de_recorte(limite):\n    return None\n", False, "debía devolver una función",
     ),
-    (L10G, "ej2_solucion", "ej2_pruebas", "no-recorta", "def gancho_de_recorte(limite):\n    return lambda g: g\n",
+    (L10, "ej2_solucion", "ej2_pruebas", "no-recorta", "def gancho_de_recorte(limite):\n    return lambda g: g\n",
      False, "sin recortar"),
     (
-        L10G, "ej2_solucion", "ej2_pruebas", "lambda",
+        L10, "ej2_solucion", "ej2_pruebas", "lambda",
         "import torch\n\ndef gancho_de_recorte(limite):\n    return lambda g: torch.clamp(g, min=-limite, max=limite)\n",
         True, "",
     ),
     (
-        L10G, "ej2_solucion", "ej2_pruebas", "partial",
+        L10, "ej2_solucion", "ej2_pruebas", "partial",
         "import functools\nimport torch\n\ndef gancho_de_recorte(limite):\n"
         "    return functools.partial(torch.clamp, min=-limite, max=limite)\n",
         True, "",
     ),
     # 10 (ganchos) ej4: the forward through PyTorch's softplus; a backward that raises (one Spanish line); saving y.
     (
-        L10G, "ej4_solucion", "ej4_pruebas", "softplus-de-pytorch",
-        changed(L10G, "ej4_solucion", "    y = x.clamp(min=0) + torch.log1p(torch.exp(-x.abs()))\n",
+        L10, "ej4_solucion", "ej4_pruebas", "softplus-de-pytorch",
+        changed(L10, "ej4_solucion", "    y = x.clamp(min=0) + torch.log1p(torch.exp(-x.abs()))\n",
                 "    from torch.nn.functional import softplus\n    y = softplus(x)\n"),
         False, "softplus",
     ),
     (
-        L10G, "ej4_solucion", "ej4_pruebas", "atras-lanza",
-        changed(L10G, "ej4_solucion", "    (x,) = guardado\n", "    (x,) = guardado\n    raise ValueError('sin terminar')\n"),
+        L10, "ej4_solucion", "ej4_pruebas", "atras-lanza",
+        changed(L10, "ej4_solucion", "    (x,) = guardado\n", "    (x,) = guardado\n    raise ValueError('sin terminar')\n"),
         False, "atras(",
     ),
     (
-        L10G, "ej4_solucion", "ej4_pruebas", "guarda-y",
+        L10, "ej4_solucion", "ej4_pruebas", "guarda-y",
         changed(
-            L10G, "ej4_solucion", "    return y, (x,)\n", "    print('guardo y')\n    return y, (y,)\n",
+            L10, "ej4_solucion", "    return y, (x,)\n", "    print('guardo y')\n    return y, (y,)\n",
         ).replace("    (x,) = guardado\n    return grad_y * torch.sigmoid(x)\n",
                   "    (y,) = guardado\n    return grad_y * -torch.expm1(-y)\n"),
         True, "",
     ),
     # 10 ej1: tanh without its children; an exp through numpy; a helper with a print keeps full marks.
     (
-        L10, "ej1_solucion", "ej1_pruebas", "tanh-sin-hijos",
-        changed(L10, "ej1_solucion", 'salida = Valor(t, (self,), "tanh")', 'salida = Valor(t, (), "tanh")'),
+        L11, "ej1_solucion", "ej1_pruebas", "tanh-sin-hijos",
+        changed(L11, "ej1_solucion", 'salida = Valor(t, (self,), "tanh")', 'salida = Valor(t, (), "tanh")'),
         False, "_hijos",
     ),
     (
-        L10, "ej1_solucion", "ej1_pruebas", "exp-con-numpy",
-        "import numpy\n" + changed(L10, "ej1_solucion", "Valor(math.exp(self.dato)", "Valor(float(numpy.exp(self.dato))"),
+        L11, "ej1_solucion", "ej1_pruebas", "exp-con-numpy",
+        "import numpy\n" + changed(L11, "ej1_solucion", "Valor(math.exp(self.dato)", "Valor(float(numpy.exp(self.dato))"),
         False, "numpy",
     ),
     (
-        L10, "ej1_solucion", "ej1_pruebas", "ayuda-y-print",
+        L11, "ej1_solucion", "ej1_pruebas", "ayuda-y-print",
         "def _derivada_tanh(t):\n    return 1 - t * t\n\n"
-        + changed(L10, "ej1_solucion", "            self.grad += (1 - t**2) * salida.grad\n",
+        + changed(L11, "ej1_solucion", "            self.grad += (1 - t**2) * salida.grad\n",
                   "            print('tanh reparte', salida.grad)\n            self.grad += _derivada_tanh(t) * salida.grad\n"),
         True, "",
     ),
     # 10 ej2: sorting the names is not a topological order; an iterative one with collections.deque is.
     (
-        L10, "ej2_solucion", "ej2_pruebas", "ordena-nombres",
+        L11, "ej2_solucion", "ej2_pruebas", "ordena-nombres",
         "def orden_topologico(raiz, hijos):\n    vistos, pendientes = set(), [raiz]\n    while pendientes:\n"
         "        nodo = pendientes.pop()\n        if nodo not in vistos:\n            vistos.add(nodo)\n"
         "            pendientes.extend(hijos(nodo))\n    return sorted(vistos, key=lambda n: (n == raiz, n))\n",
         False, "",
     ),
     (
-        L10, "ej2_solucion", "ej2_pruebas", "iterativo-con-deque",
+        L11, "ej2_solucion", "ej2_pruebas", "iterativo-con-deque",
         "from collections import deque\n\ndef orden_topologico(raiz, hijos):\n    orden, vistos, pila = [], set(), deque([(raiz, False)])\n"
         "    while pila:\n        nodo, hecho = pila.pop()\n        if hecho:\n            orden.append(nodo)\n        elif nodo not in vistos:\n"
         "            vistos.add(nodo)\n            pila.append((nodo, True))\n"
@@ -182,14 +182,14 @@ CASES = [
     ),
     # 10 ej3: a backward pass that first zeroes every gradient (the statement forbids it).
     (
-        L10, "ej3_solucion", "ej3_pruebas", "pone-a-cero",
-        changed(L10, "ej3_solucion", "    salida.grad = 1.0\n",
+        L11, "ej3_solucion", "ej3_pruebas", "pone-a-cero",
+        changed(L11, "ej3_solucion", "    salida.grad = 1.0\n",
                 "    for nodo in orden:\n        nodo.grad = 0.0\n    salida.grad = 1.0\n"),
         False, "a cero",
     ),
     # 10 ej4: a prediction that runs the engine.
     (
-        L10, "ej4_solucion", "ej4_pruebas", "ejecuta-el-motor",
+        L11, "ej4_solucion", "ej4_pruebas", "ejecuta-el-motor",
         "def prediccion(a, b):\n    nodos = construir([('c', '*', 'a', 'b'), ('d', '+', 'c', 'a')], {'a': a, 'b': b})\n"
         "    retropropagar(nodos['d'])\n    retropropagar(nodos['d'])\n    return nodos['a'].grad, nodos['b'].grad\n",
         False, "«.grad»",
@@ -197,19 +197,19 @@ CASES = [
     # 10 ej1: local derivatives estimated (an 8-point finite difference at its best step) or taken from sympy; the
     # derivatives written in other forms (1/cosh², math.e ** x) keep full marks.
     (
-        L10, "ej1_solucion", "ej1_pruebas", "derivadas-por-diferencias",
+        L11, "ej1_solucion", "ej1_pruebas", "derivadas-por-diferencias",
         "def _derivada(f, x, h=2.0**-6):\n"
         "    c = (4 / 5, -1 / 5, 4 / 105, -1 / 280)\n"
         "    return sum(c[k] * (f(x + (k + 1) * h) - f(x - (k + 1) * h)) for k in range(4)) / h\n\n"
-        + changed(L10, "ej1_solucion", "            self.grad += (1 - t**2) * salida.grad\n",
+        + changed(L11, "ej1_solucion", "            self.grad += (1 - t**2) * salida.grad\n",
                   "            self.grad += _derivada(math.tanh, self.dato) * salida.grad\n")
         .replace("            self.grad += salida.dato * salida.grad\n",
                  "            self.grad += _derivada(math.exp, self.dato) * salida.grad\n"),
         False, "el gradiente de a en retro_local(",
     ),
     (
-        L10, "ej1_solucion", "ej1_pruebas", "retro-local-sin-motor",
-        solution(L10, "ej1_solucion").split("def retro_local(")[0]
+        L11, "ej1_solucion", "ej1_pruebas", "retro-local-sin-motor",
+        solution(L11, "ej1_solucion").split("def retro_local(")[0]
         + "def retro_local(programa, valores, g, previos):\n    _, operacion, *argumentos = programa[0]\n"
         "    a = valores.get(argumentos[0], argumentos[0])\n"
         "    reglas = {'tanh': (math.tanh(a), 1 - math.tanh(a) ** 2), 'exp': (math.exp(a), math.exp(a))}\n"
@@ -223,15 +223,15 @@ CASES = [
         False, "retro_local no es la de la lección",
     ),
     (
-        L10, "ej1_solucion", "ej1_pruebas", "derivada-con-sympy",
+        L11, "ej1_solucion", "ej1_pruebas", "derivada-con-sympy",
         "import sympy\n\n_s = sympy.Symbol('s')\n_dtanh = sympy.lambdify(_s, sympy.diff(sympy.tanh(_s), _s))\n\n"
-        + changed(L10, "ej1_solucion", "            self.grad += (1 - t**2) * salida.grad\n",
+        + changed(L11, "ej1_solucion", "            self.grad += (1 - t**2) * salida.grad\n",
                   "            self.grad += float(_dtanh(self.dato)) * salida.grad\n"),
         False, "«sympy»",
     ),
     (
-        L10, "ej1_solucion", "ej1_pruebas", "derivadas-con-cosh",
-        changed(L10, "ej1_solucion", "            self.grad += (1 - t**2) * salida.grad\n",
+        L11, "ej1_solucion", "ej1_pruebas", "derivadas-con-cosh",
+        changed(L11, "ej1_solucion", "            self.grad += (1 - t**2) * salida.grad\n",
                 "            self.grad += salida.grad / math.cosh(self.dato) ** 2\n")
         .replace("            self.grad += salida.dato * salida.grad\n",
                  "            self.grad += math.e**self.dato * salida.grad\n"),
@@ -240,7 +240,7 @@ CASES = [
     # 10 ej2: a depth-first search that does not remember what it visited (it only avoids repeating a node in the
     # order) is right on small graphs; on the ladder it asks the test's hijos for the children once per path.
     (
-        L10, "ej2_solucion", "ej2_pruebas", "sin-visitados",
+        L11, "ej2_solucion", "ej2_pruebas", "sin-visitados",
         "def orden_topologico(raiz, hijos):\n    orden = []\n\n    def visitar(nodo):\n        for hijo in hijos(nodo):\n"
         "            visitar(hijo)\n        if nodo not in orden:\n            orden.append(nodo)\n\n    visitar(raiz)\n"
         "    return orden\n",
@@ -248,7 +248,7 @@ CASES = [
     ),
     # 10 ej5: the gradient of RED derived by hand, without the engine; or estimated by finite differences of the loss.
     (
-        L10, "ej5_solucion", "ej5_pruebas", "gradiente-a-mano",
+        L11, "ej5_solucion", "ej5_pruebas", "gradiente-a-mano",
         "import math\n\n\ndef paso_de_entrenamiento(modelo, parametros, datos, tasa):\n"
         "    w, b, v, c = parametros[0:3], parametros[3:6], parametros[6:9], parametros[9]\n"
         "    n, perdida, grad = len(datos), 0.0, [0.0] * 10\n    for x, y in datos:\n"
@@ -260,7 +260,7 @@ CASES = [
         False, "paso_de_entrenamiento(",
     ),
     (
-        L10, "ej5_solucion", "ej5_pruebas", "diferencias-finitas",
+        L11, "ej5_solucion", "ej5_pruebas", "diferencias-finitas",
         "def paso_de_entrenamiento(modelo, parametros, datos, tasa):\n    def perdida_con(ps):\n"
         "        hojas = {f'p{i}': p for i, p in enumerate(ps)}\n"
         "        errores = [(construir(modelo, {**hojas, 'x': x})[modelo[-1][0]].dato - y) ** 2 for x, y in datos]\n"
@@ -274,8 +274,8 @@ CASES = [
     # derivative per leaf; or the program interpreted with dual numbers, one pass per parameter. Exact to rounding, but
     # the test's "externa" nodes see a _retro() called with the wrong gradient, or never called.
     (
-        L10, "ej3_solucion", "ej3_pruebas", "hacia-adelante",
-        changed(L10, "ej3_solucion",
+        L11, "ej3_solucion", "ej3_pruebas", "hacia-adelante",
+        changed(L11, "ej3_solucion",
                 "    orden = orden_topologico(salida, lambda nodo: nodo._hijos)\n    salida.grad = 1.0\n"
                 "    for nodo in reversed(orden):\n        nodo._retro()\n",
                 "    orden = orden_topologico(salida, lambda nodo: nodo._hijos)\n    derivadas = {}\n"
@@ -291,7 +291,7 @@ CASES = [
         False, "la _retro() del nodo",
     ),
     (
-        L10, "ej5_solucion", "ej5_pruebas", "numeros-duales",
+        L11, "ej5_solucion", "ej5_pruebas", "numeros-duales",
         "import math\n\n\ndef paso_de_entrenamiento(modelo, parametros, datos, tasa):\n"
         "    def ejecutar(nodos):\n        for destino, op, *args in modelo:\n"
         "            a = nodos[args[0]] if isinstance(args[0], str) else (args[0], 0.0)\n"
@@ -313,32 +313,46 @@ CASES = [
     # Attacks after the redesign: the forbidden softplus under another path (the same object), and the
     # complex-step derivative (exact to rounding with no derivative written).
     (
-        L10G, "ej4_solucion", "ej4_pruebas", "softplus-por-otra-ruta",
+        L10, "ej4_solucion", "ej4_pruebas", "softplus-por-otra-ruta",
         softplus_with("torch.nn.modules.activation.F.softplus(x)"),
         False, "torch.nn.functional.softplus",
     ),
     (
-        L10G, "ej4_solucion", "ej4_pruebas", "modulo-softplus-por-otra-ruta",
+        L10, "ej4_solucion", "ej4_pruebas", "modulo-softplus-por-otra-ruta",
         softplus_with("torch.nn.modules.activation.Softplus()(x)"),
         False, "torch.nn.Softplus",
     ),
     # Equivalent APIs by meaning, not by name: a library function that already computes the softplus.
     (
-        L10G, "ej4_solucion", "ej4_pruebas", "softplus-por-logsigmoid",
+        L10, "ej4_solucion", "ej4_pruebas", "softplus-por-logsigmoid",
         softplus_with("-torch.nn.functional.logsigmoid(-x)"),
         False, "logsigmoid",
     ),
     (
-        L10G, "ej4_solucion", "ej4_pruebas", "softplus-por-logsumexp",
+        L10, "ej4_solucion", "ej4_pruebas", "softplus-por-logsumexp",
         softplus_with("torch.stack([x, torch.zeros_like(x)]).logsumexp(0)"),
         False, "logsumexp",
     ),
     (
-        L10, "ej1_solucion", "ej1_pruebas", "paso-complejo",
-        changed(L10, "ej1_solucion", "            self.grad += salida.dato * salida.grad\n",
+        L11, "ej1_solucion", "ej1_pruebas", "paso-complejo",
+        changed(L11, "ej1_solucion", "            self.grad += salida.dato * salida.grad\n",
                 "            h = 1e-30\n            z = complex(self.dato, h)\n"
                 "            self.grad += (math.e ** z).imag / h * salida.grad\n"),
         False, "complex",
+    ),
+    # Hiding from the reader, found by attacks: a decoy after an exception (it never ran: the real answer above is
+    # read too), and a method replaced through another name (a list holding the class).
+    (
+        L11, "ej7_solucion", "ej7_pruebas", "senuelo-tras-una-excepcion",
+        "def reducir_a_forma(gradiente, forma):\n    return gradiente.sum_to_size(forma)\n\n\nraise KeyboardInterrupt\n\n\n"
+        "def reducir_a_forma(gradiente, forma):\n    return gradiente.sum(0).reshape(forma)\n",
+        False, "sum_to_size",
+    ),
+    (
+        L11, "ej7_solucion", "ej7_pruebas", "metodo-cambiado-por-otro-nombre",
+        "import torch\n\n\ndef reducir_a_forma(gradiente, forma):\n    return gradiente.reshape(forma).clone()\n\n\n"
+        "[torch.Tensor][0].reshape = torch.Tensor.sum_to_size\n",
+        False, "sum_to_size",
     ),
 ]  # fmt: skip
 

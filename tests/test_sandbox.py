@@ -49,6 +49,20 @@ def test_the_kernel_sees_no_course_no_network_and_is_not_root(kernel):
     assert "sin red:" in text and "solo lectura" in text
 
 
+def test_a_file_the_student_writes_cannot_run_as_a_module(kernel):
+    """What a cell writes stays data: a module written into the working folder is not importable (the code reader
+    would never see it run), neither by ``import`` nor as a matplotlib backend."""
+    code = (
+        "open('parche_propio.py', 'w').write('print(\\'se ejecutó\\')')\n"
+        "import matplotlib\n"
+        "for intento in ('import parche_propio', 'matplotlib.use(\\'module://parche_propio\\')'):\n"
+        "    try:\n        exec(intento)\n    except (ImportError, ValueError) as error:\n"
+        "        print('no se importa:', type(error).__name__)\n"
+    )
+    text = printed(kernel.run(code, 30))
+    assert "se ejecutó" not in text and text.count("no se importa") == 2, text
+
+
 def test_the_work_folder_is_private_and_processes_die_with_their_kernel(box):
     first = box.new_kernel()
     first.run(

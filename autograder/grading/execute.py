@@ -27,6 +27,7 @@ from autograder.grading.verdict import answer_names, run_test_cell
 from autograder.sealed.runner import OUTPUT_LIMIT
 from autograder.sealed.sandbox import KernelDied, Sandbox
 from gradientes.remote_errors import ProtocolError, Timeout
+from gradientes.statement import RaisedCell
 
 KERNEL_DIED = (
     "El kernel se detuvo al ejecutar esta celda (¿os._exit, un fallo de memoria o un bucle que "
@@ -163,13 +164,13 @@ class SandboxedExecute(NbGraderPreprocessor):
         if test_code is not None:
             outputs = run_test_cell(test_code, kernel, self.answer_names, cell.metadata.nbgrader.grade_id, self.sources)
         else:
-            self.sources.append(cell.source)  # every cell the student ran (a copy of a test cell too, as in the lab)
+            self.sources.append(RaisedCell(cell.source))  # every cell the student ran (a copy of a test cell too)
+            raw = []
             try:
+                raw = kernel.run(cell.source, min(self.timeout, left))
                 if self.output_left <= 0:
-                    kernel.run(cell.source, min(self.timeout, left))
                     outputs = [new_output("stream", name="stdout", text=OUT_OF_OUTPUT)]
                 else:
-                    raw = kernel.run(cell.source, min(self.timeout, left))
                     outputs, used = to_outputs(raw, count, self.output_left)
                     self.output_left -= used
             except Timeout as error:
@@ -179,6 +180,9 @@ class SandboxedExecute(NbGraderPreprocessor):
                 outputs = [_error("ProtocolError", f"el kernel envió una respuesta no válida: {error}")]
             except KernelDied:
                 outputs = []
+            else:
+                if not any(isinstance(item, dict) and item.get("output_type") == "error" for item in raw or []):
+                    self.sources[-1] = cell.source  # it ran to its end: what it binds holds
         if kernel.dead:
             outputs.append(_error(KERNEL_DIED_NAME, KERNEL_DIED))
         return outputs

@@ -197,6 +197,14 @@ def own_descriptors(keep):
         os.close(null)
 
 
+def no_writable_imports():
+    """Nothing the student writes can be imported: the working folder (``/trabajo``, or any folder the kernel may
+    write) leaves ``sys.path``, so a ``.py`` file written by a cell cannot run as a module (``import``,
+    ``matplotlib.use("module://…")``), out of sight of the code reader."""
+    writable = {os.path.realpath(p) for p in (os.getcwd(), SCRATCH, os.environ.get("HOME", ""), tempfile.gettempdir())}
+    sys.path[:] = [p for p in sys.path if p and os.path.realpath(p) not in writable]
+
+
 def kernel(fds, sealed):
     """The sealed process: the student's cells and calls, served until the grader kills it."""
     from autograder.sealed.runner import serve
@@ -204,6 +212,7 @@ def kernel(fds, sealed):
     requests, replies, _, _ = fds
     own_descriptors({requests, replies})
     seal(sealed)
+    no_writable_imports()
     serve(requests, replies)
     os._exit(0)
 

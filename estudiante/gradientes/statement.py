@@ -28,6 +28,9 @@ SOURCES = contextvars.ContextVar("sources", default=None)
 # The magic of the test cells: its text runs in a namespace of its own (names it binds stay there), seeing the
 # notebook's names.
 TEST_MAGIC = "comprobar"
+# Magics whose code runs in a scope of its own (%%timeit's inside a function; a test cell's in its namespace): what it
+# binds is not the notebook's, except through ``global``.
+OWN_SCOPE_MAGICS = frozenset({"timeit", TEST_MAGIC})
 
 # Calls that read or write a namespace, or run text as code: wherever they are, no name can be resolved.
 DYNAMIC_CALLS = frozenset(
@@ -92,9 +95,17 @@ PLAIN_DYNAMIC = frozenset(
 _MODULE_ROOTS = DYNAMIC_MODULES | {"os", "torch", "numpy", "math", "random", "collections", "functools", "itertools"}
 # IPython magics: those that bind no name, and those whose text is Python run in the notebook (read as code).
 SAFE_MAGICS = frozenset(
-    {"matplotlib", "pip", "conda", "config", "pinfo", "pinfo2", "psearch", "html", "markdown", "latex", "javascript",
-     "svg", "bash", "sh", "writefile", "system", "getoutput"}
+    {"pip", "conda", "pinfo", "pinfo2", "psearch", "html", "markdown", "latex", "javascript", "svg", "bash", "sh",
+     "writefile", "system", "getoutput", "who", "whos"}
 )  # fmt: skip
+# Magics that bind nothing with these lines only (%config runs its line as Python; %matplotlib and %load_ext import a
+# module named on it).
+SAFE_LINES = {
+    "matplotlib": re.compile(r"\s*(inline|widget|ipympl|notebook|agg)?\s*"),
+    "config": re.compile(r"\s*(\w+(\.\w+)*(\s*=\s*('[\w.-]*'|\"[\w.-]*\"|-?\d+(\.\d+)?|True|False|None))?)?\s*"),
+    "load_ext": re.compile(r"\s*autoreload\s*"),
+    "autoreload": re.compile(r"\s*[0-3]?\s*"),
+}
 CODE_MAGICS = frozenset({"time", "timeit", "capture", TEST_MAGIC})
 # What the line of a magic that runs code may hold besides that code: the options of %timeit, %time and %capture
 # (and the name %%capture binds). Anything else on it (the setup code of %%timeit) cannot be read.
@@ -123,6 +134,11 @@ PLAIN_NODES = (
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+
+
+class RaisedCell(str):
+    """The source of a cell that stopped at an exception (or did not end): what it binds after that point never ran,
+    so the bindings before it still count."""
 
 
 def student_sources():
@@ -363,17 +379,19 @@ class Notebook:
 
     def __init__(self, sources):
         self.bindings, self.changes, self.calls, self.stars, self.hidden, self.units = {}, {}, {}, [], [], []
-        self._order, self._apart = {}, set()
+        self._order, self.scopes = {}, {}  # id(top-level statement) -> the scope it runs in, if not the notebook
+        raised = set()
         for source in sources:
-            module, reasons = _parse(source)
+            module, reasons = _parse(str(source))
             self.hidden += reasons
             if module is not None:
                 self._add(module)
+                if isinstance(source, RaisedCell):
+                    raised.update(id(unit) for unit in module.body)
         self.walk = _Walk(self)
         for unit in self.units:
-            if id(unit) in self._apart:
-                continue
-            for name, target, how in _unit_bindings(unit):
+            for name, target, how in _unit_bindings(unit, self.scopes.get(id(unit))):
+                how = "other" if how == "direct" and id(unit) in raised else how
                 if name == "*":
                     self.stars.append(target)
                 elif name == ".":
@@ -385,6 +403,13 @@ class Notebook:
             self.hidden.append("«getattr» redefinido")
         for unit in self.units:
             self._scan(unit)
+        # Every statement that replaces an attribute, whatever object it reaches it through (``clases[0].tanh = …``,
+        # ``(Valor or None).tanh = …``): a reading that calls a method or function of that name reads it too.
+        self.attribute_stores = {}
+        for unit in self.units:
+            for node in ast.walk(unit):
+                if isinstance(node, ast.Attribute) and not isinstance(node.ctx, ast.Load):
+                    self.attribute_stores.setdefault(node.attr, []).append(unit)
         self.hidden = list(dict.fromkeys(self.hidden))
 
     def _scan(self, unit):
@@ -401,7 +426,7 @@ class Notebook:
             hidden, changes, calls = len(self.hidden), {}, {}
             self.changes, saved_changes = changes, self.changes
             self.calls, saved_calls = calls, self.calls
-            self.walk.run(unit, None, functools.partial(self._hiding, unit))
+            self.walk.run(unit, self.scopes.get(id(unit)), functools.partial(self._hiding, unit))
             self.changes, self.calls = saved_changes, saved_calls
             found = (unit, self.hidden[hidden:], changes, calls)
             del self.hidden[hidden:]
@@ -415,13 +440,15 @@ class Notebook:
         for name, units in calls.items():
             self.calls.setdefault(name, []).extend(units)
 
-    def _add(self, module, own_namespace=False):
-        """Index one module's top-level statements (and the Python that its code magics run). A test cell's code
-        (``own_namespace``) is read for what it does to the notebook's names, but the names it binds are its own."""
+    def _add(self, module, own_scope=False):
+        """Index one module's top-level statements (and the Python that its code magics run). Code that runs in a
+        scope of its own (``own_scope``: %%timeit, a test cell) is read for what it does to the notebook's names,
+        but the names it binds are its own."""
+        scope = _Scope(module, None) if own_scope else None
         for unit in module.body:
             self.units.append(unit)
-            if own_namespace:
-                self._apart.add(id(unit))
+            if scope is not None:
+                self.scopes[id(unit)] = scope
             for node in ast.walk(unit):
                 magic = _magic(node)
                 if magic is None:
@@ -433,9 +460,12 @@ class Notebook:
                     if extra is None and text.strip():
                         self.hidden.append(f"el código de la orden mágica «{name}», que no se puede leer")
                     elif extra is not None:
-                        self._add(extra, own_namespace=own_namespace or name == TEST_MAGIC)
+                        self._add(extra, own_scope or name in OWN_SCOPE_MAGICS)
                 elif name in CODE_MAGICS:
                     self.hidden.append(f"la línea de la orden mágica «{name}»")
+                elif name in SAFE_LINES:
+                    if kind != "run_line_magic" or text is None or not SAFE_LINES[name].fullmatch(text):
+                        self.hidden.append(f"la orden mágica «{name}» con «{(text or '').strip()[:40]}»")
                 elif name not in SAFE_MAGICS:
                     self.hidden.append(f"la orden mágica de IPython «{name or kind}»")
 
@@ -456,9 +486,9 @@ class Notebook:
         if _magic(node) is not None:
             return
         resolve = self.walk.resolve
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in DYNAMIC_CALLS:
-            if resolve(node.func.id, scope)[0] in ("builtin", "unknown"):
-                self.hidden.append(f"{node.func.id}()")
+        if isinstance(node, ast.Name) and node.id in DYNAMIC_CALLS and isinstance(node.ctx, ast.Load):
+            if resolve(node.id, scope)[0] in ("builtin", "unknown"):  # called, or handed on under another name
+                self.hidden.append(f"{node.id}()")
         if isinstance(node, ast.Name) and node.id in DYNAMIC_NAMES and not self._magic_receiver(node, unit):
             self.hidden.append(f"«{node.id}»")
         if isinstance(node, ast.Attribute):
@@ -582,7 +612,7 @@ def _module_scope(name, scope):
 
 
 @functools.lru_cache(maxsize=8192)
-def _unit_bindings(unit):
+def _unit_bindings(unit, start=None):
     """``[(name, import target or None, how)]`` for every top-level name one statement binds, wherever inside it: in a
     compound statement, a walrus, a ``global``. ``how`` is ``direct`` (a top-level statement that binds it whatever
     came before, so earlier bindings no longer count), ``deferred`` (in a function: it may run at any later time) or
@@ -617,7 +647,7 @@ def _unit_bindings(unit):
         elif isinstance(node, ast.MatchMapping) and node.rest and _module_scope(node.rest, scope):
             bind(node.rest, scope)
 
-    _Walk(None).run(unit, None, visit)
+    _Walk(None).run(unit, start, visit)
     return found
 
 
@@ -657,7 +687,6 @@ def _parents_of(unit):
     return parents
 
 
-@functools.lru_cache(maxsize=8)
 def _immutable(notebook, unit, name):
     """Whether the binding of a notebook ``name`` in ``unit`` is a function it defines, or a plain assignment of an
     immutable value (:data:`IMMUTABLE_NODES`): nothing that another name can hold and change later."""
@@ -680,8 +709,14 @@ def _immutable(notebook, unit, name):
 
 
 def notebook_reading(sources):
-    """The whole notebook read once (cached by its sources): its bindings, calls and changes of every name."""
-    return Notebook(list(sources))
+    """The whole notebook read once (cached by its sources and which of them raised): its bindings, calls and
+    changes of every name."""
+    return _reading(tuple((str(source), isinstance(source, RaisedCell)) for source in sources))
+
+
+@functools.lru_cache(maxsize=8)
+def _reading(cells):
+    return Notebook([RaisedCell(text) if raised else text for text, raised in cells])
 
 
 class Reading:
@@ -751,7 +786,11 @@ def read(answer_name, sources=None):
             if isinstance(unit, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
                 pending.extend(notebook.calls.get(unit.name, []))
 
+    called = set()  # the methods and module functions the code calls by name
+
     def visit(node, scope):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            called.add(node.func.attr)
         if not isinstance(node, PLAIN_NODES):
             reading.not_plain.append(type(node).__name__)
         if isinstance(node, ast.Constant) and type(node.value) is complex:
@@ -783,12 +822,16 @@ def read(answer_name, sources=None):
                 reading.unknown.append(f"el nombre «{node.id}», que el cuaderno no define")
 
     reach(answer_name)
+    pulled = set()
     while pending:
         unit = pending.pop()
-        if id(unit) in seen_units:
-            continue
-        seen_units.add(id(unit))
-        notebook.walk.run(unit, None, visit)
+        if id(unit) not in seen_units:
+            seen_units.add(id(unit))
+            notebook.walk.run(unit, notebook.scopes.get(id(unit)), visit)
+        if not pending:  # what replaces a called method or function, through any name, is read too
+            for attribute in called - pulled:
+                pulled.add(attribute)
+                pending.extend(u for u in notebook.attribute_stores.get(attribute, []) if id(u) not in seen_units)
     reading.unknown = list(dict.fromkeys(reading.unknown))
     reading.not_plain = list(dict.fromkeys(reading.not_plain))
     return reading
