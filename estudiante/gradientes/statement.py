@@ -403,13 +403,23 @@ class Notebook:
             self.hidden.append("«getattr» redefinido")
         for unit in self.units:
             self._scan(unit)
-        # Every statement that replaces an attribute, whatever object it reaches it through (``clases[0].tanh = …``,
-        # ``(Valor or None).tanh = …``): a reading that calls a method or function of that name reads it too.
+        # Every statement that puts code into an attribute, whatever object it reaches it through (``clases[0].tanh =
+        # …``, ``(Valor or None).tanh = …``): a reading that calls a method or function of that name reads it too.
         self.attribute_stores = {}
         for unit in self.units:
             for node in ast.walk(unit):
-                if isinstance(node, ast.Attribute) and not isinstance(node.ctx, ast.Load):
-                    self.attribute_stores.setdefault(node.attr, []).append(unit)
+                if isinstance(node, ast.Assign | ast.AnnAssign) and node.value is not None:
+                    targets, value = getattr(node, "targets", [getattr(node, "target", None)]), node.value
+                elif isinstance(node, ast.For | ast.AsyncFor | ast.withitem | ast.NamedExpr):
+                    targets, value = [getattr(node, "target", None) or getattr(node, "optional_vars", None)], None
+                else:
+                    continue
+                if value is not None and not self._code_like(value):
+                    continue
+                for target in targets:
+                    for store in ast.walk(target) if target is not None else []:
+                        if isinstance(store, ast.Attribute) and isinstance(store.ctx, ast.Store):
+                            self.attribute_stores.setdefault(store.attr, []).append(unit)
         self.hidden = list(dict.fromkeys(self.hidden))
 
     def _scan(self, unit):
@@ -532,6 +542,17 @@ class Notebook:
                     if isinstance(argument, ast.Name) and resolve(argument.id, scope)[0] == "global":
                         if not self._defined(argument.id):
                             self.changes.setdefault(argument.id, []).append(unit)
+
+    def _code_like(self, value):
+        """Whether a value may be code (a function, a method, a class): not a literal, arithmetic, or what a module's
+        function returns (``torch.zeros_like(x)``, a tensor); what the notebook's own functions return may be."""
+        if isinstance(value, (ast.Constant, ast.BinOp, ast.UnaryOp, ast.Compare, *_COMPREHENSIONS)):
+            return False
+        if isinstance(value, ast.Tuple | ast.List | ast.Set):
+            return any(self._code_like(v) for v in value.elts)
+        if isinstance(value, ast.Call):
+            return not self.dotted(value.func, None)
+        return True
 
     def _defined(self, name):
         """A top-level name that only ``def`` or ``class`` statements bind."""
