@@ -207,6 +207,10 @@ def test_a_prediction_that_can_reach_anything_but_plain_python_fails(code):
 
 
 HONEST_BY_HAND = {
+    "con una tabla de derivadas y una lista de datos que se cambia": (
+        "REGLAS = {'cos': lambda v: 3 * torch.cos(3 * v)}\ndatos = [1.0, 2.0]\ndatos[0] = 5.0\n\n\n"
+        "def derivada(x):\n    return REGLAS['cos'](x)\n"
+    ),
     "con un nombre legible y un getattr con valor por omisión": (
         "def derivada(x):\n    return 3 * torch.cos(3 * x) + getattr(x, 'pendiente', 0)\n\n\n"
         "derivada.__name__ = 'la derivada'\n"
@@ -252,6 +256,11 @@ HONEST_BY_HAND = {
 }
 
 WITH_AUTOGRAD = {
+    "una regla cambiada por otro nombre del diccionario": (
+        "REGLAS = {'cos': lambda v: 3 * torch.cos(3 * v)}\notro = REGLAS\n"
+        "otro['cos'] = lambda v: torch.autograd.grad(torch.sin(3 * v).sum(), v)[0]\n\n\n"
+        "def derivada(x):\n    return REGLAS['cos'](x)\n"
+    ),
     "reasignada: la definición de antes cuenta": (
         "def registrar(f):\n    return f\n\n\ndef derivada(x):\n    return torch.autograd.grad(x, x)\n\n\n"
         "derivada = registrar(derivada)\n"

@@ -61,6 +61,8 @@ FRAME_ATTRIBUTES = frozenset(
 )  # fmt: skip
 # What builds a container that code elsewhere can fill through another name (a prediction's defaults may not be one).
 MUTABLE_DISPLAYS = (ast.List, ast.Dict, ast.Set, ast.ListComp, ast.DictComp, ast.SetComp)
+# Methods that put what they receive into a container.
+FILLING = frozenset({"append", "extend", "insert", "update", "setdefault", "add"})
 # What a notebook value that a prediction reads may be made of: an immutable value no other code can change (numbers,
 # strings, tuples, arithmetic, ``math``, the notebook's other such values, and these builtins).
 IMMUTABLE_NODES = (
@@ -405,7 +407,7 @@ class Notebook:
             self._scan(unit)
         # Every statement that puts code into an attribute, whatever object it reaches it through (``clases[0].tanh =
         # …``, ``(Valor or None).tanh = …``): a reading that calls a method or function of that name reads it too.
-        self.attribute_stores = {}
+        self.attribute_stores, self.container_stores = {}, []  # (the same for an element of a list or a dict)
         for unit in self.units:
             for node in ast.walk(unit):
                 if isinstance(node, ast.Assign | ast.AnnAssign) and node.value is not None:
@@ -420,6 +422,12 @@ class Notebook:
                     for store in ast.walk(target) if target is not None else []:
                         if isinstance(store, ast.Attribute) and isinstance(store.ctx, ast.Store):
                             self.attribute_stores.setdefault(store.attr, []).append(unit)
+                        elif isinstance(store, ast.Subscript) and isinstance(store.ctx, ast.Store):
+                            self.container_stores.append(unit)
+            for node in ast.walk(unit):  # code put into a container by a method (``reglas.update(tanh=f)``)
+                if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in FILLING:
+                    if any(self._code_like(a) for a in [*node.args, *(k.value for k in node.keywords)]):
+                        self.container_stores.append(unit)
         self.hidden = list(dict.fromkeys(self.hidden))
 
     def _scan(self, unit):
@@ -812,6 +820,8 @@ def read(answer_name, sources=None):
     def visit(node, scope):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
             called.add(node.func.attr)
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Subscript | ast.Call):
+            called.add("[]")  # it calls what a container holds (``reglas["tanh"](x)``)
         if not isinstance(node, PLAIN_NODES):
             reading.not_plain.append(type(node).__name__)
         if isinstance(node, ast.Constant) and type(node.value) is complex:
@@ -852,7 +862,10 @@ def read(answer_name, sources=None):
         if not pending:  # what replaces a called method or function, through any name, is read too
             for attribute in called - pulled:
                 pulled.add(attribute)
-                pending.extend(u for u in notebook.attribute_stores.get(attribute, []) if id(u) not in seen_units)
+                stores = (
+                    notebook.container_stores if attribute == "[]" else notebook.attribute_stores.get(attribute, [])
+                )
+                pending.extend(u for u in stores if id(u) not in seen_units)
     reading.unknown = list(dict.fromkeys(reading.unknown))
     reading.not_plain = list(dict.fromkeys(reading.not_plain))
     return reading
