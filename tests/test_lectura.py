@@ -58,6 +58,7 @@ HONEST_PREDICTIONS = {
         "%matplotlib inline\n%config InlineBackend.figure_format = 'svg'\n%load_ext autoreload\n%autoreload 2\n"
         "%whos\n\n\ndef prediccion(x):\n    return 2 * x\n"
     ),
+    "con %pwd, %xmode y %precision": "%pwd\n%xmode Minimal\n%precision 4\n\n\ndef prediccion(x):\n    return 2 * x\n",
     "medida con %%timeit": ("def prediccion(x):\n    return 2 * x\n", "%%timeit -n 10 -r 3\nprediccion(3.0)\n"),
     "una celda de pruebas copiada": (
         "def prediccion(x):\n    return 2 * x\n",
@@ -173,6 +174,14 @@ COMPUTED_PREDICTIONS = {
     "un backend de matplotlib propio": "%matplotlib module://parche\n",
     "exec con otro nombre": (
         "AYUDA = abs\nejecutar = exec\nejecutar('AYUDA = torch.ones')\n\n\ndef prediccion(x):\n    return AYUDA(x)\n"
+    ),
+    "una función de math leída sin llamarla, cambiada por una lista": (
+        "modulos = [torch.math]\nmodulos[0].tau = lambda a: torch.ones(1).item()\n\n\n"
+        "def prediccion(x):\n    f = math.tau\n    return f(x)\n"
+    ),
+    "un functools.partial puesto por una lista": (
+        "import functools\n\nmodulos = [torch.math]\nmodulos[0].floor = functools.partial(torch.ones)\n\n\n"
+        "def prediccion(x):\n    return math.floor(x)\n"
     ),
     "math cambiado por una lista": (
         "modulos = [torch.math]\nmodulos[0].dist = lambda a, b: torch.ones(1).item()\n\n\n"

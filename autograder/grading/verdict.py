@@ -3,7 +3,7 @@
 nbgrader restores each test cell from the gradebook; here its code (visible checks and
 hidden tests alike) runs with the grader's own torch and check helpers. The names it
 takes from the notebook (the student's functions and answers) come from the sealed
-kernel through :mod:`autograder.bridge.peer`: a function becomes a proxy that sends its
+kernel through :mod:`autograder.bridge`: a function becomes a proxy that sends its
 arguments as plain data and brings back plain data. The random inputs are drawn here,
 the references are computed here and the comparison is made here, so nothing the
 student's code does in its own process can change a verdict without computing the

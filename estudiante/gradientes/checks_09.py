@@ -28,7 +28,7 @@ PLUMBING = frozenset(
     "abs_ add_ sub_ mul_ div_ neg_ exp_ log_ log1p_ clamp_ masked_fill_ any all shape dtype device ndim dim size "
     "numel reshape view view_as expand expand_as to clone detach new_zeros new_ones new_full new_tensor zero_ fill_ "
     "copy_ item tolist unsqueeze squeeze flatten contiguous type_as is_floating_point requires_grad append format "
-    "join items get warn".split()
+    "join items get warn eps tiny".split()
 )
 
 

@@ -61,6 +61,12 @@ FRAME_ATTRIBUTES = frozenset(
 )  # fmt: skip
 # What builds a container that code elsewhere can fill through another name (a prediction's defaults may not be one).
 MUTABLE_DISPLAYS = (ast.List, ast.Dict, ast.Set, ast.ListComp, ast.DictComp, ast.SetComp)
+# torch's functions that only build a tensor (what they return is data, never code).
+TENSOR_MAKERS = tuple(
+    f"torch.{name}"
+    for name in "zeros zeros_like ones ones_like tensor as_tensor full full_like empty empty_like rand rand_like randn "
+    "randn_like arange linspace stack cat".split()
+)
 # Methods that put what they receive into a container.
 FILLING = frozenset({"append", "extend", "insert", "update", "setdefault", "add"})
 # What a notebook value that a prediction reads may be made of: an immutable value no other code can change (numbers,
@@ -71,7 +77,9 @@ IMMUTABLE_NODES = (
 )  # fmt: skip
 IMMUTABLE_BUILTINS = frozenset({"abs", "float", "int", "round", "min", "max", "pow", "bool", "str", "divmod"})
 # Dunder attributes that only name or describe an object (reading them reaches nothing).
-PLAIN_DUNDERS = frozenset({"__name__", "__qualname__", "__doc__", "__version__", "__file__", "__module__", "__code__"})
+PLAIN_DUNDERS = frozenset(
+    {"__name__", "__qualname__", "__doc__", "__version__", "__file__", "__module__", "__code__", "__class__"}
+)
 # Those that only name an object may also be written (a test gives its function a readable name).
 NAMING_DUNDERS = frozenset({"__name__", "__qualname__", "__doc__"})
 # Modules that reach namespaces, frames, other modules or code objects.
@@ -98,7 +106,7 @@ _MODULE_ROOTS = DYNAMIC_MODULES | {"os", "torch", "numpy", "math", "random", "co
 # IPython magics: those that bind no name, and those whose text is Python run in the notebook (read as code).
 SAFE_MAGICS = frozenset(
     {"pip", "conda", "pinfo", "pinfo2", "psearch", "html", "markdown", "latex", "javascript", "svg", "bash", "sh",
-     "writefile", "system", "getoutput", "who", "whos"}
+     "writefile", "system", "getoutput", "who", "whos", "pwd", "xmode", "precision"}
 )  # fmt: skip
 # Magics that bind nothing with these lines only (%config runs its line as Python; %matplotlib and %load_ext import a
 # module named on it).
@@ -543,8 +551,8 @@ class Notebook:
             # What the notebook's own code receives it may keep (a library or a builtin stores nothing of it in
             # the notebook's names); a function handed out stays the code it is.
             callee = _root(node.func)
-            kind = resolve(callee.id, scope)[0] if callee is not None else "local"
-            if kind == "local" or (kind == "global" and not self._imported(callee.id)):
+            kind, imports = resolve(callee.id, scope) if callee is not None else ("local", None)
+            if (kind == "local" and not imports) or (kind == "global" and not self._imported(callee.id)):
                 for argument in [*node.args, *(k.value for k in node.keywords)]:
                     argument = argument.value if isinstance(argument, ast.Starred) else argument
                     if isinstance(argument, ast.Name) and resolve(argument.id, scope)[0] == "global":
@@ -558,8 +566,8 @@ class Notebook:
             return False
         if isinstance(value, ast.Tuple | ast.List | ast.Set):
             return any(self._code_like(v) for v in value.elts)
-        if isinstance(value, ast.Call):
-            return not self.dotted(value.func, None)
+        if isinstance(value, ast.Call):  # what torch's tensor constructors return is a tensor
+            return not any(_under(name, TENSOR_MAKERS) for name in self.dotted(value.func, None))
         return True
 
     def _defined(self, name):
@@ -815,11 +823,11 @@ def read(answer_name, sources=None):
             if isinstance(unit, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
                 pending.extend(notebook.calls.get(unit.name, []))
 
-    called = set()  # the methods and module functions the code calls by name
+    called = set()  # the attributes the code reads (methods, module functions), and "[]" if it calls an element
 
     def visit(node, scope):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
-            called.add(node.func.attr)
+        if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load):
+            called.add(node.attr)  # read or called: what replaced it runs through it
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Subscript | ast.Call):
             called.add("[]")  # it calls what a container holds (``reglas["tanh"](x)``)
         if not isinstance(node, PLAIN_NODES):
