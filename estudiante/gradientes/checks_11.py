@@ -524,7 +524,8 @@ REDUCTION_NAMES = frozenset(
 )
 REDUCTION_METHODS = frozenset(
     "sum add add_ shape dtype device ndim dim size numel reshape view view_as to clone detach unsqueeze squeeze "
-    "flatten contiguous double float item tolist copy_ new_zeros zero_ append index count insert".split()
+    "flatten contiguous double float item tolist copy_ new_zeros zero_ fill_ mul mul_ sub sub_ div div_ neg "
+    "append index count insert".split()
 )
 
 

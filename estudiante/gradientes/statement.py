@@ -67,6 +67,8 @@ TENSOR_MAKERS = tuple(
     for name in "zeros zeros_like ones ones_like tensor as_tensor full full_like empty empty_like rand rand_like randn "
     "randn_like arange linspace stack cat".split()
 )
+# Methods that give back what a container holds.
+TAKING = frozenset({"get", "pop", "setdefault"})
 # Methods that put what they receive into a container.
 FILLING = frozenset({"append", "extend", "insert", "update", "setdefault", "add"})
 # What a notebook value that a prediction reads may be made of: an immutable value no other code can change (numbers,
@@ -431,11 +433,11 @@ class Notebook:
                         if isinstance(store, ast.Attribute) and isinstance(store.ctx, ast.Store):
                             self.attribute_stores.setdefault(store.attr, []).append(unit)
                         elif isinstance(store, ast.Subscript) and isinstance(store.ctx, ast.Store):
-                            self.container_stores.append(unit)
+                            self.container_stores.append((unit, _root(store)))
             for node in ast.walk(unit):  # code put into a container by a method (``reglas.update(tanh=f)``)
                 if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in FILLING:
                     if any(self._code_like(a) for a in [*node.args, *(k.value for k in node.keywords)]):
-                        self.container_stores.append(unit)
+                        self.container_stores.append((unit, _root(node.func.value)))
         self.hidden = list(dict.fromkeys(self.hidden))
 
     def _scan(self, unit):
@@ -558,6 +560,13 @@ class Notebook:
                     if isinstance(argument, ast.Name) and resolve(argument.id, scope)[0] == "global":
                         if not self._defined(argument.id):
                             self.changes.setdefault(argument.id, []).append(unit)
+
+    def may_hold(self, root, names):
+        """Whether the container at ``root`` (a name, or None for an expression) may be one of ``names``: it is one,
+        or a binding of it reads one (``otro = REGLAS``), or it is reached through an expression."""
+        if root is None or root.id in names:
+            return True
+        return any(n in names for unit, _ in self.bindings.get(root.id, []) for n in _loads_in(unit))
 
     def _code_like(self, value):
         """Whether a value may be code (a function, a method, a class): not a literal, arithmetic, or what a module's
@@ -828,8 +837,15 @@ def read(answer_name, sources=None):
     def visit(node, scope):
         if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load):
             called.add(node.attr)  # read or called: what replaced it runs through it
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Subscript | ast.Call):
-            called.add("[]")  # it calls what a container holds (``reglas["tanh"](x)``)
+        elif isinstance(node, ast.Call) and (
+            isinstance(node.func, ast.Subscript)
+            or (
+                isinstance(node.func, ast.Call)
+                and isinstance(node.func.func, ast.Attribute)
+                and node.func.func.attr in TAKING
+            )
+        ):
+            called.add("[]")  # it calls what a container holds (``reglas["tanh"](x)``, ``reglas.get("tanh")(x)``)
         if not isinstance(node, PLAIN_NODES):
             reading.not_plain.append(type(node).__name__)
         if isinstance(node, ast.Constant) and type(node.value) is complex:
@@ -870,9 +886,10 @@ def read(answer_name, sources=None):
         if not pending:  # what replaces a called method or function, through any name, is read too
             for attribute in called - pulled:
                 pulled.add(attribute)
-                stores = (
-                    notebook.container_stores if attribute == "[]" else notebook.attribute_stores.get(attribute, [])
-                )
+                stores = notebook.attribute_stores.get(attribute, [])
+                if attribute == "[]":  # what fills a container the code reads, or one bound from it
+                    stores = [u for u, root in notebook.container_stores if notebook.may_hold(root, reading.globals)]
+                    pulled.discard("[]")  # (the code may reach more containers later)
                 pending.extend(u for u in stores if id(u) not in seen_units)
     reading.unknown = list(dict.fromkeys(reading.unknown))
     reading.not_plain = list(dict.fromkeys(reading.not_plain))
