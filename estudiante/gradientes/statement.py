@@ -419,25 +419,7 @@ class Notebook:
         # …``, ``(Valor or None).tanh = …``): a reading that calls a method or function of that name reads it too.
         self.attribute_stores, self.container_stores = {}, []  # (the same for an element of a list or a dict)
         for unit in self.units:
-            for node in ast.walk(unit):
-                if isinstance(node, ast.Assign | ast.AnnAssign) and node.value is not None:
-                    targets, value = getattr(node, "targets", [getattr(node, "target", None)]), node.value
-                elif isinstance(node, ast.For | ast.AsyncFor | ast.withitem | ast.NamedExpr):
-                    targets, value = [getattr(node, "target", None) or getattr(node, "optional_vars", None)], None
-                else:
-                    continue
-                if value is not None and not self._code_like(value):
-                    continue
-                for target in targets:
-                    for store in ast.walk(target) if target is not None else []:
-                        if isinstance(store, ast.Attribute) and isinstance(store.ctx, ast.Store):
-                            self.attribute_stores.setdefault(store.attr, []).append(unit)
-                        elif isinstance(store, ast.Subscript) and isinstance(store.ctx, ast.Store):
-                            self.container_stores.append((unit, _root(store)))
-            for node in ast.walk(unit):  # code put into a container by a method (``reglas.update(tanh=f)``)
-                if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in FILLING:
-                    if any(self._code_like(a) for a in [*node.args, *(k.value for k in node.keywords)]):
-                        self.container_stores.append((unit, _root(node.func.value)))
+            self.walk.run(unit, self.scopes.get(id(unit)), functools.partial(self._index_store, unit))
         self.hidden = list(dict.fromkeys(self.hidden))
 
     def _scan(self, unit):
@@ -560,6 +542,39 @@ class Notebook:
                     if isinstance(argument, ast.Name) and resolve(argument.id, scope)[0] == "global":
                         if not self._defined(argument.id):
                             self.changes.setdefault(argument.id, []).append(unit)
+
+    def _index_store(self, unit, node, scope):
+        """Index a statement that puts code into an attribute or a container element (for :func:`read`). A change
+        to a function's own local (``salida._retro = …``, ``self.x = …``) is read with that function; what a
+        function receives and changes is followed by the calls that hand it over."""
+        if isinstance(node, ast.Assign | ast.AnnAssign) and node.value is not None:
+            targets, value = getattr(node, "targets", [getattr(node, "target", None)]), node.value
+        elif isinstance(node, ast.For | ast.AsyncFor | ast.withitem | ast.NamedExpr):
+            targets, value = [getattr(node, "target", None) or getattr(node, "optional_vars", None)], None
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in FILLING:
+            if any(self._code_like(a) for a in [*node.args, *(k.value for k in node.keywords)]):
+                if not self._local(node.func.value, scope):  # code put in by a method (``reglas.update(tanh=f)``)
+                    self.container_stores.append((unit, _root(node.func.value)))
+            return
+        else:
+            return
+        if value is not None and not self._code_like(value):
+            return
+        for target in targets:
+            for store in ast.walk(target) if target is not None else []:
+                if not isinstance(store, ast.Attribute | ast.Subscript) or not isinstance(store.ctx, ast.Store):
+                    continue
+                if self._local(store, scope):
+                    continue
+                if isinstance(store, ast.Attribute):
+                    self.attribute_stores.setdefault(store.attr, []).append(unit)
+                else:
+                    self.container_stores.append((unit, _root(store)))
+
+    def _local(self, node, scope):
+        """Whether the object at the root of ``node`` is a name local to the function it is in."""
+        root = _root(node)
+        return root is not None and self.walk.resolve(root.id, scope)[0] == "local"
 
     def may_hold(self, root, names):
         """Whether the container at ``root`` (a name, or None for an expression) may be one of ``names``: it is one,
