@@ -265,6 +265,11 @@ HONEST_BY_HAND = {
 }
 
 WITH_AUTOGRAD = {
+    "una tabla llenada por otro nombre dentro de una función": (
+        "REGLAS = {}\n\n\ndef _regla(n):\n    return lambda v: torch.autograd.grad(torch.sin(3 * v).sum(), v)[0]\n\n\n"
+        "def instalar():\n    tabla = REGLAS\n    tabla.update({n: _regla(n) for n in ('cos',)})\n\n\ninstalar()\n\n\n"
+        "def derivada(x):\n    return REGLAS['cos'](x)\n"
+    ),
     "una regla cambiada por otro nombre del diccionario": (
         "REGLAS = {'cos': lambda v: 3 * torch.cos(3 * v)}\notro = REGLAS\n"
         "otro['cos'] = lambda v: torch.autograd.grad(torch.sin(3 * v).sum(), v)[0]\n\n\n"

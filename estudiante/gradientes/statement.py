@@ -572,9 +572,24 @@ class Notebook:
                     self.container_stores.append((unit, _root(store)))
 
     def _local(self, node, scope):
-        """Whether the object at the root of ``node`` is a name local to the function it is in."""
+        """Whether the object at the root of ``node`` is the function's own: a parameter, or a local that is only ever
+        bound to a new object (``salida = Valor(…)``), never to another name's (``tabla = REGLAS``)."""
         root = _root(node)
-        return root is not None and self.walk.resolve(root.id, scope)[0] == "local"
+        if root is None or self.walk.resolve(root.id, scope)[0] != "local":
+            return False
+        while scope is not None and root.id not in scope.locals:
+            scope = scope.parent
+        for binding in ast.walk(scope.node) if scope is not None else []:
+            if isinstance(binding, ast.Assign | ast.AnnAssign | ast.NamedExpr) and binding.value is not None:
+                targets = getattr(binding, "targets", [getattr(binding, "target", None)])
+                named = any(isinstance(t, ast.Name) and t.id == root.id for t in targets)
+                if named and not isinstance(binding.value, (ast.Call, ast.Constant, *MUTABLE_DISPLAYS)):
+                    return False
+            elif isinstance(binding, ast.For | ast.AsyncFor | ast.withitem):
+                target = getattr(binding, "target", None) or getattr(binding, "optional_vars", None)
+                if any(isinstance(n, ast.Name) and n.id == root.id for n in ast.walk(target or ast.Pass())):
+                    return False
+        return True
 
     def may_hold(self, root, names):
         """Whether the container at ``root`` (a name, or None for an expression) may be one of ``names``: it is one,
@@ -586,8 +601,12 @@ class Notebook:
     def _code_like(self, value):
         """Whether a value may be code (a function, a method, a class): not a literal, arithmetic, or what a module's
         function returns (``torch.zeros_like(x)``, a tensor); what the notebook's own functions return may be."""
-        if isinstance(value, (ast.Constant, ast.BinOp, ast.UnaryOp, ast.Compare, *_COMPREHENSIONS)):
+        if isinstance(value, ast.Constant | ast.BinOp | ast.UnaryOp | ast.Compare):
             return False
+        if isinstance(value, _COMPREHENSIONS):  # what it builds holds its elements
+            return self._code_like(value.value if isinstance(value, ast.DictComp) else value.elt)
+        if isinstance(value, ast.Dict):
+            return any(self._code_like(v) for v in value.values)
         if isinstance(value, ast.Tuple | ast.List | ast.Set):
             return any(self._code_like(v) for v in value.elts)
         if isinstance(value, ast.Call):  # what torch's tensor constructors return is a tensor
