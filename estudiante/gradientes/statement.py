@@ -554,7 +554,7 @@ class Notebook:
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in FILLING:
             if any(self._code_like(a) for a in [*node.args, *(k.value for k in node.keywords)]):
                 if not self._local(node.func.value, scope):  # code put in by a method (``reglas.update(tanh=f)``)
-                    self.container_stores.append((unit, _root(node.func.value)))
+                    self.container_stores.append((unit, self._global_root(node.func.value, scope)))
             return
         else:
             return
@@ -569,7 +569,13 @@ class Notebook:
                 if isinstance(store, ast.Attribute):
                     self.attribute_stores.setdefault(store.attr, []).append(unit)
                 else:
-                    self.container_stores.append((unit, _root(store)))
+                    self.container_stores.append((unit, self._global_root(store, scope)))
+
+    def _global_root(self, node, scope):
+        """The notebook name at the root of ``node``, or None if it is an expression or a function's local (another
+        name of who knows what)."""
+        root = _root(node)
+        return root if root is not None and self.walk.resolve(root.id, scope)[0] == "global" else None
 
     def _local(self, node, scope):
         """Whether the object at the root of ``node`` is the function's own: a parameter, or a local that is only ever
