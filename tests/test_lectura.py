@@ -6,7 +6,7 @@ Each case is the notebook's cells before the test cell (after the lesson's own i
 
 import pytest
 
-from gradientes import checks
+from gradientes import checks, statement
 from gradientes.checks import CheckFailure
 from gradientes.statement import SOURCES, RaisedCell, read
 
@@ -215,6 +215,8 @@ def test_a_prediction_that_can_reach_anything_but_plain_python_fails(code):
     assert message is not None and "una predicción no se calcula con código" in message, message
 
 
+# A rule that differentiates with autograd, put where an answer by hand looks it up.
+GRADIENTE = "lambda v: torch.autograd.grad(torch.sin(3 * v).sum(), v)[0]"
 HONEST_BY_HAND = {
     "con una tabla de derivadas y una lista de datos que se cambia": (
         "REGLAS = {'cos': lambda v: 3 * torch.cos(3 * v)}\ndatos = [1.0, 2.0]\ndatos[0] = 5.0\n\n\n"
@@ -243,7 +245,15 @@ HONEST_BY_HAND = {
         "class Par:\n    def __init__(self, v):\n        self.v = v\n\n    def doble(self):\n"
         "        return Par(2 * self.v)\n\n\ndef derivada(x):\n    return Par(3 * torch.cos(3 * x)).doble().v / 2\n"
     ),
+    "con una tabla y, en otra función, una tabla propia que deriva con autograd": (
+        "def comparar(x):\n    tabla = dict()\n    tabla['auto'] = " + GRADIENTE + "\n    return tabla['auto'](x)\n\n\n"
+        "REGLAS = {'cos': lambda v: 3 * torch.cos(3 * v)}\n\n\ndef derivada(x):\n    return REGLAS['cos'](x)\n"
+    ),
     "con torch": "def derivada(x):\n    return 3 * torch.cos(3 * x)\n",
+    "con anotaciones de typing": (
+        "from typing import Callable\n\n\ndef derivada(x: torch.Tensor) -> torch.Tensor:\n    f: Callable = torch.cos\n"
+        "    return 3 * f(3 * x)\n"
+    ),
     "con una ayuda y un print": (
         "def coseno(v):\n    print('coseno de', v)\n    return torch.cos(v)\n\n\n"
         "def derivada(x):\n    return 3 * coseno(3 * x)\n"
@@ -316,6 +326,74 @@ WITH_AUTOGRAD = {
         "def derivada(x):\n    try:\n        1 / 0\n    except ZeroDivisionError as e:\n        tb = e.__traceback__\n"
         "    return tb.tb_frame.f_globals['torch'].autograd.functional.jacobian(torch.sin, x)\n"
     ),
+    "una tabla que recibe una función por map": (
+        "REGLAS = {'cos': lambda v: 3 * torch.cos(3 * v)}\n\n\ndef parchear(tabla):\n"
+        "    tabla['cos'] = " + GRADIENTE + "\n\n\nlist(map(parchear, [REGLAS]))\n\n\n"
+        "def derivada(x):\n    return REGLAS['cos'](x)\n"
+    ),
+    "una tabla que un local saca de una lista": (
+        "REGLAS = {'cos': lambda v: 3 * torch.cos(3 * v)}\n\n\ndef parchear():\n    tabla = next(iter([REGLAS]))\n"
+        "    tabla['cos'] = " + GRADIENTE + "\n\n\nparchear()\n\n\ndef derivada(x):\n    return REGLAS['cos'](x)\n"
+    ),
+    "una tabla como valor por omisión": (
+        "REGLAS = {'cos': lambda v: 3 * torch.cos(3 * v)}\n\n\ndef parchear(tabla=REGLAS):\n"
+        "    tabla['cos'] = " + GRADIENTE + "\n\n\nparchear()\n\n\ndef derivada(x):\n    return REGLAS['cos'](x)\n"
+    ),
+    "un método cambiado por una clave de sorted": (
+        "class M:\n    @staticmethod\n    def d(v):\n        return 3 * torch.cos(3 * v)\n\n\ndef parchear(c):\n"
+        "    c.d = " + GRADIENTE + "\n    return 0\n\n\nsorted([M], key=parchear)\n\n\n"
+        "def derivada(x):\n    return M.d(x)\n"
+    ),
+    "una tabla cambiada en una comprensión": (
+        "REGLAS = {'cos': lambda v: 3 * torch.cos(3 * v)}\n"
+        "[t.update(cos=" + GRADIENTE + ") for t in [REGLAS]]\n\n\ndef derivada(x):\n    return REGLAS['cos'](x)\n"
+    ),
+    "math cambiado con unittest.mock.patch": (
+        "from unittest import mock\n\n"
+        "mock.patch('math.ulp', lambda v: torch.autograd.grad(torch.sin(3 * v).sum(), v)[0]).start()\n\n\n"
+        "def derivada(x):\n    return math.ulp(x)\n"
+    ),
+    "un atributo leído con string.Formatter": (
+        "import string\n\n\ndef derivada(x):\n    x = x.detach().requires_grad_()\n"
+        "    y = torch.sin(3 * x).sum()\n    string.Formatter().get_field('0.backward', (y,), {})[0]()\n"
+        "    return string.Formatter().get_field('0.grad', (x,), {})[0]\n"
+    ),
+    "una anotación evaluada con typing.get_type_hints": (
+        "import typing\n\n\ndef _apis(g: 'torch.autograd.grad'):\n    pass\n\n\ndef derivada(x):\n"
+        "    g = typing.get_type_hints(_apis)['g']\n    return g(torch.sin(3 * x).sum(), x)[0]\n"
+    ),
+    "atributos leídos con un patrón de match": (
+        "def derivada(x):\n    x = x.detach().requires_grad_()\n    y = torch.sin(3 * x).sum()\n    match y:\n"
+        "        case object(backward=b):\n            b()\n    match x:\n        case object(grad=g):\n"
+        "            return g\n"
+    ),
+    "un método puesto con un operador que devuelve código": (
+        "class Envoltorio:\n    def __init__(self, f):\n        self.f = f\n\n    def __neg__(self):\n"
+        "        return self.f\n\n\nclass M:\n    @staticmethod\n    def d(v):\n"
+        "        return 3 * torch.cos(3 * v)\n\n\n"
+        "(M,)[0].d = -Envoltorio(lambda v: torch.autograd.grad(torch.sin(3 * v).sum(), v)[0])\n\n\n"
+        "def derivada(x):\n    return M.d(x)\n"
+    ),
+    "un objeto sacado de torch.load": (
+        "import io\n\n\ndef derivada(x):\n    g = torch.load(io.BytesIO(b''), weights_only=False)\n    return g(x)\n"
+    ),
+    "una anotación evaluada con inspect.signature(eval_str=True)": (
+        "import inspect\n\n\ndef _apis(g: 'torch.autograd.grad'):\n    pass\n\n\ndef derivada(x):\n"
+        "    g = inspect.signature(_apis, eval_str=True).parameters['g'].annotation\n"
+        "    return g(torch.sin(3 * x).sum(), x)[0]\n"
+    ),
+    "una instancia de una clase que después se escribe otra vez": (
+        "class Truco:\n    def d(self, v):\n        return torch.autograd.grad(torch.sin(3 * v).sum(), v)[0]\n\n\n"
+        "t = Truco()\n\n\nclass Truco:\n    pass\n\n\ndef derivada(x):\n    return t.d(x)\n"
+    ),
+    "una función guardada en una lista antes de escribirla otra vez": (
+        "def ayuda(v):\n    return torch.autograd.grad(torch.sin(3 * v).sum(), v)[0]\n\n\ntabla = [ayuda]\n\n\n"
+        "def ayuda(v):\n    return 0\n\n\ndef derivada(x):\n    return tabla[0](x)\n"
+    ),
+    "otro nombre de una función que después se escribe otra vez": (
+        "def ayuda(v):\n    return torch.autograd.grad(torch.sin(3 * v).sum(), v)[0]\n\n\notra = ayuda\n\n\n"
+        "def ayuda(v):\n    return 0\n\n\ndef derivada(x):\n    return otra(x)\n"
+    ),
     "una lista llena después": (
         "ayudas = []\nayudas.append(torch.autograd.grad)\n\n\ndef derivada(x):\n    return ayudas[0](torch.sin(x), x)\n"
     ),
@@ -357,3 +435,20 @@ def test_a_flag_is_a_neutral_note_in_the_lab_and_a_note_for_the_grader(capsys):
         assert checks.FLAGS.get() == ["que use retain_grad()"] and capsys.readouterr().out == ""
     finally:
         checks.FLAGS.reset(token)
+
+
+def test_the_lab_reads_the_latest_run_of_each_cell_and_the_grader_every_cell(monkeypatch):
+    """In the lab, IPython's history holds every run: a cell run again replaces its earlier runs, as in the notebook
+    the grader runs. The grader's cells are read as they are."""
+    first_try = "def derivada(x):\n    return torch.autograd.grad(torch.sin(3 * x).sum(), x)[0]\n"
+    second_try = "def derivada(x):\n    return 3 * torch.cos(3 * x)\n"
+    history = ["", IMPORTS, LESSON, first_try, "print(derivada(torch.ones(2)))", second_try]
+    monkeypatch.setattr(
+        statement, "get_ipython", lambda: type("Shell", (), {"user_ns": {"In": history}})(), raising=False
+    )
+    assert statement.student_sources() == ["", IMPORTS, LESSON, "print(derivada(torch.ones(2)))", second_try]
+    checks.check_without_autograd("derivada")  # the lab: only the second run counts
+    history.insert(4, "ayudas = [derivada]\n")  # in the lab, the cell's text is gone: as in the saved notebook
+    checks.check_without_autograd("ayudas")
+    cells = [first_try, "ayudas = [derivada]\n", second_try]  # a notebook with both cells: the first one counts
+    assert outcome(checks.check_without_autograd, cells, "ayudas") is not None

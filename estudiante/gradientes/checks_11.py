@@ -542,8 +542,9 @@ def check_reduction_code(answer):
         fail(
             f"{answer} usa {', '.join(f'«{name}»' for name in outside[:3])}, que no es una suma ni una operación de "
             "forma o de tipo.",
-            hint + " Se admiten sum, reshape, view, squeeze, unsqueeze, clone, to, zeros y los de forma (shape, "
-            "dim, size).",
+            hint + " Se admiten sum y add; zeros y tensor; las de forma (reshape, view, squeeze, unsqueeze, "
+            "flatten, shape, dim, size); las de tipo (to, double, float, clone, detach) y la aritmética "
+            "(mul, sub, div, neg, también en su sitio: mul_, fill_, zero_…).",
         )
 
 

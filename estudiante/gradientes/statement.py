@@ -67,6 +67,8 @@ TENSOR_MAKERS = tuple(
     for name in "zeros zeros_like ones ones_like tensor as_tensor full full_like empty empty_like rand rand_like randn "
     "randn_like arange linspace stack cat".split()
 )
+# Builtins that always build a new container.
+NEW_CONTAINERS = frozenset({"dict", "list", "set"})
 # Methods that give back what a container holds.
 TAKING = frozenset({"get", "pop", "setdefault"})
 # Methods that put what they receive into a container.
@@ -84,13 +86,17 @@ PLAIN_DUNDERS = frozenset(
 )
 # Those that only name an object may also be written (a test gives its function a readable name).
 NAMING_DUNDERS = frozenset({"__name__", "__qualname__", "__doc__"})
-# Modules that reach namespaces, frames, other modules or code objects.
+# Modules that reach namespaces, frames, other modules or code objects, or that turn a string into an object (a
+# patch by its dotted name, a field of a format, an annotation evaluated).
 DYNAMIC_MODULES = frozenset(
     {
         "importlib", "sys", "builtins", "inspect", "ctypes", "gc", "types", "__main__", "IPython", "runpy", "code",
-        "codeop", "pickle", "marshal", "copyreg", "dill", "cloudpickle", "operator", "ipykernel",
+        "codeop", "pickle", "marshal", "copyreg", "dill", "cloudpickle", "operator", "ipykernel", "unittest", "mock",
+        "pytest", "_pytest", "string", "typing", "typing_extensions", "annotationlib", "pydoc", "pkgutil", "shelve",
     }
 )  # fmt: skip
+# And the functions of other modules that do the same (they unpickle, or resolve a dotted name).
+DYNAMIC_FUNCTIONS = ("torch.load", "torch.serialization", "torch.hub", "torch.package", "numpy.load", "logging.config")
 # What of those modules only reads a fact (the lessons' own cells use them).
 PLAIN_DYNAMIC = frozenset(
     {
@@ -101,6 +107,11 @@ PLAIN_DYNAMIC = frozenset(
         "sys.platform",
         *(RECURSION_LIMIT := ("sys.setrecursionlimit", "sys.getrecursionlimit")),
         "IPython.display",
+        *(
+            f"string.{name}"
+            for name in ("ascii_letters", "ascii_lowercase", "ascii_uppercase", "digits", "punctuation")
+        ),
+        *(f"typing.{name}" for name in "Any Callable Optional Union List Dict Tuple Sequence Iterable Mapping".split()),
     }
 )
 # Modules a module may expose as an attribute (``torch.nn.functional.torch``): a chain through one starts again there.
@@ -145,6 +156,7 @@ PLAIN_NODES = (
 )  # fmt: skip
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+_DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 
 
@@ -162,7 +174,22 @@ def student_sources():
         history = get_ipython().user_ns.get("In", [])  # IPython's builtin in a kernel
     except NameError:
         return []
-    return [c for c in history if isinstance(c, str)]
+    return _latest_runs([c for c in history if isinstance(c, str)])
+
+
+def _latest_runs(history):
+    """IPython's history holds every run of every cell: a later run of the same cell (one that defines the same
+    functions and classes) replaces the earlier ones, as in the notebook that the grader runs from the top once."""
+    kept, seen = [], set()
+    for source in reversed(history):
+        module = _parse(source)[0]
+        body = module.body if module is not None else []
+        defined = frozenset(unit.name for unit in body if isinstance(unit, _DEFINITIONS))
+        if defined and defined in seen:
+            continue
+        seen.add(defined)
+        kept.append(source)
+    return kept[::-1]
 
 
 def _python(source):
@@ -332,6 +359,8 @@ def _under(dotted, prefixes):
 
 def _dynamic_module(dotted):
     """Whether a dotted name reaches a module that can reach namespaces, frames or code (and only reads a fact)."""
+    if _under(_canonical(dotted), DYNAMIC_FUNCTIONS):
+        return True
     return dotted.split(".")[0] in DYNAMIC_MODULES and not _under(dotted, PLAIN_DYNAMIC)
 
 
@@ -401,6 +430,7 @@ class Notebook:
                 if isinstance(source, RaisedCell):
                     raised.update(id(unit) for unit in module.body)
         self.walk = _Walk(self)
+        self.position = {id(unit): i for i, unit in enumerate(self.units)}  # cells run in order
         for unit in self.units:
             for name, target, how in _unit_bindings(unit, self.scopes.get(id(unit))):
                 how = "other" if how == "direct" and id(unit) in raised else how
@@ -479,16 +509,23 @@ class Notebook:
                 elif name not in SAFE_MAGICS:
                     self.hidden.append(f"la orden mágica de IPython «{name or kind}»")
 
-    def live(self, name):
-        """The bindings of ``name`` that may hold when a test cell runs: from its last direct binding on (cells run
-        in order), and any binding in a function before it. A binding that reads the name (``f = registrar(f)``)
-        keeps the ones before it."""
+    def live(self, name, when=None):
+        """The bindings of ``name`` that may hold at some moment of ``when`` (the positions of the first and the last
+        top-level statement that may have run by then; by default, the whole notebook, as a test cell sees it): from
+        its last direct binding at the start of ``when`` on (cells run in order), and any binding in a function. A
+        binding that reads the name (``f = registrar(f)``) keeps the ones before it."""
+        first, last = when or (len(self.units), len(self.units))
         bindings, order = self.bindings.get(name, []), self._order.get(name, [])
-        direct = [i for i, how in enumerate(order) if how == "direct"]
-        last = direct.pop() if direct else 0
-        while last and name in _loads_in(bindings[last][0]):
-            last = direct.pop() if direct else 0
-        return [b for i, (b, how) in enumerate(zip(bindings, order, strict=True)) if i >= last or how == "deferred"]
+        positions = [self.position[id(unit)] for unit, _ in bindings]
+        direct = [i for i, how in enumerate(order) if how == "direct" and positions[i] <= first]
+        start = direct.pop() if direct else 0
+        while start and name in _loads_in(bindings[start][0]):
+            start = direct.pop() if direct else 0
+        return [
+            b
+            for i, (b, how) in enumerate(zip(bindings, order, strict=True))
+            if (i >= start and positions[i] <= last) or how == "deferred"
+        ]
 
     def _hiding(self, unit, node, scope):
         """Record what in ``node`` can rebind a name or a module's attribute out of sight (``hidden``), and which
@@ -499,6 +536,10 @@ class Notebook:
         if isinstance(node, ast.Name) and node.id in DYNAMIC_CALLS and isinstance(node.ctx, ast.Load):
             if resolve(node.id, scope)[0] in ("builtin", "unknown"):  # called, or handed on under another name
                 self.hidden.append(f"{node.id}()")
+        if isinstance(node, ast.MatchClass) and node.kwd_attrs:  # ``case object(backward=b)`` reads an attribute
+            self.hidden.append("un patrón de clase de «match» que lee atributos")
+        if isinstance(node, ast.Call) and any(k.arg == "eval_str" for k in node.keywords):
+            self.hidden.append("«eval_str», que evalúa anotaciones escritas como texto")
         if isinstance(node, ast.Name) and node.id in DYNAMIC_NAMES and not self._magic_receiver(node, unit):
             self.hidden.append(f"«{node.id}»")
         if isinstance(node, ast.Attribute):
@@ -544,27 +585,21 @@ class Notebook:
                             self.changes.setdefault(argument.id, []).append(unit)
 
     def _index_store(self, unit, node, scope):
-        """Index a statement that puts code into an attribute or a container element (for :func:`read`). A change
-        to a function's own local (``salida._retro = …``, ``self.x = …``) is read with that function; what a
-        function receives and changes is followed by the calls that hand it over."""
-        if isinstance(node, ast.Assign | ast.AnnAssign) and node.value is not None:
-            targets, value = getattr(node, "targets", [getattr(node, "target", None)]), node.value
-        elif isinstance(node, ast.For | ast.AsyncFor | ast.withitem | ast.NamedExpr):
-            targets, value = [getattr(node, "target", None) or getattr(node, "optional_vars", None)], None
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in FILLING:
+        """Index a statement that puts code into an attribute or a container element (for :func:`read`), whatever
+        object it reaches them through, except an object its function made itself (:meth:`_fresh_local`)."""
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in FILLING:
             if any(self._code_like(a) for a in [*node.args, *(k.value for k in node.keywords)]):
-                if not self._local(node.func.value, scope):  # code put in by a method (``reglas.update(tanh=f)``)
+                if not self._fresh_local(node.func, scope):  # ``reglas.update(tanh=f)``
                     self.container_stores.append((unit, self._global_root(node.func.value, scope)))
             return
-        else:
+        assigned = _assigned(node)
+        if assigned is None or (assigned[1] is not None and not self._code_like(assigned[1])):
             return
-        if value is not None and not self._code_like(value):
-            return
-        for target in targets:
-            for store in ast.walk(target) if target is not None else []:
+        for target in assigned[0]:
+            for store in ast.walk(target):
                 if not isinstance(store, ast.Attribute | ast.Subscript) or not isinstance(store.ctx, ast.Store):
                     continue
-                if self._local(store, scope):
+                if self._fresh_local(store, scope):
                     continue
                 if isinstance(store, ast.Attribute):
                     self.attribute_stores.setdefault(store.attr, []).append(unit)
@@ -577,25 +612,49 @@ class Notebook:
         root = _root(node)
         return root if root is not None and self.walk.resolve(root.id, scope)[0] == "global" else None
 
-    def _local(self, node, scope):
-        """Whether the object at the root of ``node`` is the function's own: a parameter, or a local that is only ever
-        bound to a new object (``salida = Valor(…)``), never to another name's (``tabla = REGLAS``)."""
-        root = _root(node)
-        if root is None or self.walk.resolve(root.id, scope)[0] != "local":
+    def _fresh_local(self, store, scope):
+        """Whether ``store`` (``t[k]``, ``t.a``) changes, directly, a local that its function only ever binds to a new
+        object (``t = {}``, ``t = dict(…)``, ``t = torch.zeros(…)``). A parameter, or a local bound otherwise
+        (``t = next(iter([REGLAS]))``, by a loop, by unpacking), may be any object."""
+        root = store.value
+        if not isinstance(root, ast.Name) or self.walk.resolve(root.id, scope)[0] != "local":
             return False
-        while scope is not None and root.id not in scope.locals:
+        while root.id not in scope.locals:
             scope = scope.parent
-        for binding in ast.walk(scope.node) if scope is not None else []:
-            if isinstance(binding, ast.Assign | ast.AnnAssign | ast.NamedExpr) and binding.value is not None:
-                targets = getattr(binding, "targets", [getattr(binding, "target", None)])
-                named = any(isinstance(t, ast.Name) and t.id == root.id for t in targets)
-                if named and not isinstance(binding.value, (ast.Call, ast.Constant, *MUTABLE_DISPLAYS)):
+        if isinstance(scope.node, _FUNCTIONS):  # what it receives, but a method's ``self``
+            received = [a for a in ast.walk(scope.node.args) if isinstance(a, ast.arg) and a.arg == root.id]
+            if received and not (scope.parent is not None and _is_self(scope.node, scope.parent, received[0])):
+                return False
+        for binding in ast.walk(scope.node):
+            assigned = _assigned(binding)
+            for target in assigned[0] if assigned is not None else []:
+                if isinstance(target, ast.Name) and target.id == root.id:
+                    if not self._new_object(assigned[1], scope):
+                        return False
+                elif any(
+                    isinstance(n, ast.Name) and n.id == root.id and isinstance(n.ctx, ast.Store)
+                    for n in ast.walk(target)
+                ):
                     return False
-            elif isinstance(binding, ast.For | ast.AsyncFor | ast.withitem):
-                target = getattr(binding, "target", None) or getattr(binding, "optional_vars", None)
-                if any(isinstance(n, ast.Name) and n.id == root.id for n in ast.walk(target or ast.Pass())):
+            if isinstance(binding, ast.MatchAs | ast.MatchStar | ast.MatchMapping):
+                if root.id in (getattr(binding, "name", None), getattr(binding, "rest", None)):
                     return False
         return True
+
+    def _new_object(self, value, scope):
+        """Whether ``value`` is always a new object: a literal, a display, or a call of ``dict``, ``list``, ``set`` or
+        one of torch's tensor constructors."""
+        if isinstance(value, (ast.Constant, ast.Tuple, ast.JoinedStr, *MUTABLE_DISPLAYS)):
+            return True
+        if not isinstance(value, ast.Call):
+            return False
+        if isinstance(value.func, ast.Name) and value.func.id in NEW_CONTAINERS:
+            return self.walk.resolve(value.func.id, scope)[0] == "builtin"
+        if isinstance(value.func, ast.Name) and self.walk.resolve(value.func.id, scope)[0] == "global":
+            units = [unit for unit, _ in self.bindings[value.func.id]]
+            return all(isinstance(u, ast.ClassDef) and _plain_class(u) for u in units)  # ``Valor(…)``
+        names = self.dotted(value.func, scope)
+        return bool(names) and all(_under(name, TENSOR_MAKERS) for name in names)
 
     def may_hold(self, root, names):
         """Whether the container at ``root`` (a name, or None for an expression) may be one of ``names``: it is one,
@@ -607,8 +666,11 @@ class Notebook:
     def _code_like(self, value):
         """Whether a value may be code (a function, a method, a class): not a literal, arithmetic, or what a module's
         function returns (``torch.zeros_like(x)``, a tensor); what the notebook's own functions return may be."""
-        if isinstance(value, ast.Constant | ast.BinOp | ast.UnaryOp | ast.Compare):
+        if isinstance(value, ast.Constant):
             return False
+        if isinstance(value, ast.BinOp | ast.UnaryOp | ast.Compare | ast.BoolOp):  # an operator may return anything
+            parts = [n for n in ast.iter_child_nodes(value) if isinstance(n, ast.expr)]
+            return any(self._code_like(part) for part in parts)
         if isinstance(value, _COMPREHENSIONS):  # what it builds holds its elements
             return self._code_like(value.value if isinstance(value, ast.DictComp) else value.elt)
         if isinstance(value, ast.Dict):
@@ -616,14 +678,14 @@ class Notebook:
         if isinstance(value, ast.Tuple | ast.List | ast.Set):
             return any(self._code_like(v) for v in value.elts)
         if isinstance(value, ast.Call):  # what torch's tensor constructors return is a tensor
-            return not any(_under(name, TENSOR_MAKERS) for name in self.dotted(value.func, None))
+            names = self.dotted(value.func, None)
+            return not (names and all(_under(name, TENSOR_MAKERS) for name in names))
         return True
 
     def _defined(self, name):
         """A top-level name that only ``def`` or ``class`` statements bind."""
-        kinds = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
         units = [unit for unit, _ in self.bindings.get(name, [])]
-        return bool(units) and all(isinstance(u, kinds) and u.name == name for u in units)
+        return bool(units) and all(isinstance(u, _DEFINITIONS) and u.name == name for u in units)
 
     def _imported(self, name):
         """A top-level name that some import binds."""
@@ -654,8 +716,9 @@ class Notebook:
         attribute = parents.get(id(call))
         return node.id == "get_ipython" and _magic(parents.get(id(attribute))) is not None
 
-    def dotted(self, node, scope):
-        """The dotted names an attribute chain (or a name) stands for, when its root is an import."""
+    def dotted(self, node, scope, when=None):
+        """The dotted names an attribute chain (or a name) stands for, when its root is an import: bound at some moment
+        of ``when`` (see :meth:`live`), or at any moment by default."""
         parts = []
         while isinstance(node, ast.Attribute):
             parts.append(node.attr)
@@ -665,7 +728,8 @@ class Notebook:
         kind, imports = self.walk.resolve(node.id, scope)
         roots = list(imports or [])
         if kind == "global":
-            roots = [t for _, t in self.live(node.id) if t is not None]
+            bindings = self.live(node.id, when) if when else self.bindings.get(node.id, [])
+            roots = [t for _, t in bindings if t is not None]
         if kind != "local":
             roots += [f"{star}.{node.id}" for star in self.stars if _star_provides(star, node.id)]
         return [_canonical(".".join([root, *reversed(parts)])) for root in roots]
@@ -755,6 +819,44 @@ def _loads_in(unit):
 @functools.lru_cache(maxsize=8192)
 def _names_in(unit):
     return frozenset(node.id for node in ast.walk(unit) if isinstance(node, ast.Name))
+
+
+def _assigned(node):
+    """What ``node`` binds: its targets and the value bound to them (None when a loop, a comprehension or a ``with``
+    binds them), or None if it binds nothing."""
+    if isinstance(node, ast.Assign):
+        return node.targets, node.value
+    if isinstance(node, ast.AnnAssign | ast.NamedExpr) and node.value is not None:
+        return [node.target], node.value
+    if isinstance(node, ast.For | ast.AsyncFor | ast.comprehension):
+        return [node.target], None
+    if isinstance(node, ast.withitem) and node.optional_vars is not None:
+        return [node.optional_vars], None
+    return None
+
+
+def _is_self(function, around, argument):
+    """Whether ``argument`` is the ``self`` of a method: the first parameter of a function in a class body that is
+    not a static or class method."""
+    first = [*function.args.posonlyargs, *function.args.args][:1]
+    kinds = ("staticmethod", "classmethod")
+    decorated = any(isinstance(d, ast.Name) and d.id in kinds for d in function.decorator_list)
+    return around.kind == "class" and first == [argument] and not decorated
+
+
+def _plain_class(node):
+    """A class whose call always builds a new object of its own: no bases, no metaclass, no ``__new__``."""
+    new = any(isinstance(n, ast.FunctionDef) and n.name == "__new__" for n in node.body)
+    return not node.bases and not node.keywords and not new
+
+
+def _deferred(scope):
+    """Whether code in ``scope`` runs when its function is called (not where it is written)."""
+    while scope is not None:
+        if isinstance(scope.node, _FUNCTIONS):
+            return True
+        scope = scope.parent
+    return False
 
 
 def _root(node):
@@ -854,27 +956,32 @@ def read(answer_name, sources=None):
     if answer_name not in notebook.bindings:
         return Reading(False)
     reading = Reading(True, unknown=notebook.hidden)
+    # What to read: a top-level statement, and when the code in its functions may run (its own code runs where it is).
+    end = len(notebook.units)
     pending, seen_units, seen_names = [], set(), set()
+    now = None  # when the functions of the statement being read may run, and where the statement is
 
-    def reach(name):
-        if name in seen_names:
+    def reach(name, when):
+        if (name, when) in seen_names:
             return
-        seen_names.add(name)
-        for unit, target in notebook.live(name):
+        seen_names.add((name, when))
+        for unit, target in notebook.live(name, when):
             if target is not None:
                 reading.names.add(_canonical(target))
             if target is None and not _immutable(notebook, unit, name):
                 # another name may hold the same object and change it out of sight
                 reading.not_plain.append(f"«{name}», un valor del cuaderno que otro código puede cambiar")
-            pending.append(unit)
+            pending.append((unit, (max(when[0], notebook.position[id(unit)]), when[1])))
         for unit in notebook.changes.get(name, []):
-            pending.append(unit)
+            pending.append((unit, (notebook.position[id(unit)], end)))
             if isinstance(unit, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-                pending.extend(notebook.calls.get(unit.name, []))
+                pending.extend((u, (notebook.position[id(u)], end)) for u in notebook.calls.get(unit.name, []))
 
-    called = set()  # the attributes the code reads (methods, module functions), and "[]" if it calls an element
+    called = set()  # the attributes the code reads (methods, module functions)
+    calls_element = False  # whether it calls what a container holds (``reglas["tanh"](x)``, ``reglas.get("tanh")(x)``)
 
     def visit(node, scope):
+        nonlocal calls_element
         if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load):
             called.add(node.attr)  # read or called: what replaced it runs through it
         elif isinstance(node, ast.Call) and (
@@ -885,7 +992,7 @@ def read(answer_name, sources=None):
                 and node.func.func.attr in TAKING
             )
         ):
-            called.add("[]")  # it calls what a container holds (``reglas["tanh"](x)``, ``reglas.get("tanh")(x)``)
+            calls_element = True
         if not isinstance(node, PLAIN_NODES):
             reading.not_plain.append(type(node).__name__)
         if isinstance(node, ast.Constant) and type(node.value) is complex:
@@ -896,19 +1003,20 @@ def read(answer_name, sources=None):
             defaults = [d for d in [*node.args.defaults, *node.args.kw_defaults] if d is not None]
             if any(isinstance(n, MUTABLE_DISPLAYS) for d in defaults for n in ast.walk(d)):
                 reading.not_plain.append("un valor por omisión que otro código puede llenar")
+        when = now[:2] if _deferred(scope) else (now[2],) * 2
         if isinstance(node, ast.Attribute):
             reading.attributes.add(node.attr)
-            dotted = notebook.dotted(node, scope)
+            dotted = notebook.dotted(node, scope, when)
             reading.names.update(dotted)
             plain = all(_under(d, PLAIN_MODULES) for d in dotted) if dotted else node.attr in PLAIN_METHODS
             if not plain:
                 reading.not_plain.append(f".{node.attr}")
         elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
             kind, _ = notebook.walk.resolve(node.id, scope)
-            reading.names.update(notebook.dotted(node, scope))
+            reading.names.update(notebook.dotted(node, scope, when))
             if kind == "global":
                 reading.globals.add(node.id)
-                reach(node.id)
+                reach(node.id, when)
             elif kind == "builtin":
                 reading.builtins.add(node.id)
                 if node.id not in PLAIN_BUILTINS:
@@ -916,21 +1024,21 @@ def read(answer_name, sources=None):
             elif kind == "unknown" and not any(_star_provides(star, node.id) for star in notebook.stars):
                 reading.unknown.append(f"el nombre «{node.id}», que el cuaderno no define")
 
-    reach(answer_name)
+    reach(answer_name, (end, end))
     pulled = set()
     while pending:
-        unit = pending.pop()
-        if id(unit) not in seen_units:
-            seen_units.add(id(unit))
+        unit, deferred = pending.pop()
+        if (id(unit), deferred) not in seen_units:
+            seen_units.add((id(unit), deferred))
+            now = (*deferred, notebook.position[id(unit)])
             notebook.walk.run(unit, notebook.scopes.get(id(unit)), visit)
-        if not pending:  # what replaces a called method or function, through any name, is read too
-            for attribute in called - pulled:
-                pulled.add(attribute)
-                stores = notebook.attribute_stores.get(attribute, [])
-                if attribute == "[]":  # what fills a container the code reads, or one bound from it
-                    stores = [u for u, root in notebook.container_stores if notebook.may_hold(root, reading.globals)]
-                    pulled.discard("[]")  # (the code may reach more containers later)
-                pending.extend(u for u in stores if id(u) not in seen_units)
+        if not pending:  # what replaces an attribute the code reads, through any name, is read too
+            stores = [u for attribute in called - pulled for u in notebook.attribute_stores.get(attribute, [])]
+            pulled |= called
+            if calls_element:  # and what fills a container it reads, or one bound from it (it may reach more later)
+                stores += [u for u, root in notebook.container_stores if notebook.may_hold(root, reading.globals)]
+            stores = [(u, (notebook.position[id(u)], end)) for u in stores]
+            pending.extend(entry for entry in stores if (id(entry[0]), entry[1]) not in seen_units)
     reading.unknown = list(dict.fromkeys(reading.unknown))
     reading.not_plain = list(dict.fromkeys(reading.not_plain))
     return reading
