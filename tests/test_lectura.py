@@ -12,9 +12,10 @@ from gradientes.statement import SOURCES, RaisedCell, read
 
 # The lessons' imports cell, Colab install included (a magic that binds no name, a fact read from importlib).
 IMPORTS = (
-    "import importlib.util\n"
+    "import importlib.util\nimport os\n\n"
     "if importlib.util.find_spec('google') and importlib.util.find_spec('google.colab'):\n"
-    "    %pip install --quiet gradientes-pytorch\n"
+    "    paquete = os.environ.get('GRADIENTES_PAQUETE', 'gradientes-pytorch')\n"
+    '    %pip install --quiet --no-deps "{paquete}" torchviz\n'
     "import math\n\nimport matplotlib.pyplot as plt\nimport torch\n\nimport gradientes.selfcheck  # noqa: F401\n"
     "from gradientes.plots import plot_tangent\nfrom IPython.display import display\n"
     "print('PyTorch', torch.__version__)\n"
@@ -250,6 +251,18 @@ HONEST_BY_HAND = {
         "REGLAS = {'cos': lambda v: 3 * torch.cos(3 * v)}\n\n\ndef derivada(x):\n    return REGLAS['cos'](x)\n"
     ),
     "con torch": "def derivada(x):\n    return 3 * torch.cos(3 * x)\n",
+    "con un decorador hecho con functools.wraps": (
+        "import functools\n\n\ndef registrar(f):\n    @functools.wraps(f)\n    def envuelta(x):\n"
+        "        return f(x)\n\n    return envuelta\n\n\n@registrar\ndef derivada(x):\n"
+        "    return 3 * torch.cos(3 * x)\n"
+    ),
+    "con órdenes del sistema sin {…} ni $": (
+        "%pip install --quiet numpy\n!ls -la\n\n\ndef derivada(x):\n    return 3 * torch.cos(3 * x)\n"
+    ),
+    "con operator.mul en otra celda": (
+        "import functools\nimport operator\n\nproducto = functools.reduce(operator.mul, [1, 2, 3])\n\n\n"
+        "def derivada(x):\n    return 3 * torch.cos(3 * x)\n"
+    ),
     "con anotaciones de typing": (
         "from typing import Callable\n\n\ndef derivada(x: torch.Tensor) -> torch.Tensor:\n    f: Callable = torch.cos\n"
         "    return 3 * f(3 * x)\n"
@@ -393,6 +406,46 @@ WITH_AUTOGRAD = {
     "otro nombre de una función que después se escribe otra vez": (
         "def ayuda(v):\n    return torch.autograd.grad(torch.sin(3 * v).sum(), v)[0]\n\n\notra = ayuda\n\n\n"
         "def ayuda(v):\n    return 0\n\n\ndef derivada(x):\n    return otra(x)\n"
+    ),
+    "TorchScript escrito en un texto": (
+        "cu = torch.jit.CompilationUnit('''\ndef d(v):\n    return v\n''')\n\n\ndef derivada(x):\n    return cu.d(x)\n"
+    ),
+    "una orden mágica con {…}": (
+        "def ayuda(x):\n    return torch.autograd.grad(torch.sin(3 * x).sum(), x)[0]\n\n\n"
+        "def derivada(x):\n    return 3 * torch.cos(3 * x)\n\n\n"
+        "get_ipython().run_line_magic('pwd', \"{setattr(derivada, '__code__', ayuda.__code__)}\")\n"
+    ),
+    "una orden del sistema con {…}": (
+        "def derivada(x):\n    return 3 * torch.cos(3 * x)\n\n\nget_ipython().system(\"echo {print('hola')}\")\n"
+    ),
+    "cProfile.run de un texto": (
+        "import cProfile\n\n\ndef derivada(x):\n    return 3 * torch.cos(3 * x)\n\n\n"
+        "cProfile.run('derivada = lambda v: 0')\n"
+    ),
+    "un modo de torch_function": (
+        "from torch.overrides import TorchFunctionMode\n\n\nclass Modo(TorchFunctionMode):\n    pass\n\n\n"
+        "def derivada(x):\n    return 3 * torch.cos(3 * x)\n"
+    ),
+    "torch.library": (
+        "biblioteca = torch.library.Library('aten', 'IMPL')\n\n\ndef derivada(x):\n    return 3 * torch.cos(3 * x)\n"
+    ),
+    "una clase con __torch_function__": (
+        "class T(torch.Tensor):\n    @classmethod\n"
+        "    def __torch_function__(cls, f, tipos, args=(), kwargs=None):\n        return 0\n\n\n"
+        "def derivada(x):\n    return 3 * torch.cos(3 * x)\n"
+    ),
+    "functools.update_wrapper con assigned": (
+        "import functools\n\n\ndef ayuda(v):\n"
+        "    return torch.autograd.grad(torch.sin(3 * v).sum(), v)[0]\n\n\ndef derivada(x):\n"
+        "    return 3 * torch.cos(3 * x)\n\n\n"
+        "functools.update_wrapper(derivada, ayuda, assigned=('__code__',), updated=())\n"
+    ),
+    "una orden mágica que escribe un objeto que no es un texto": (
+        "class Truco:\n    def __format__(self, formato):\n        return ''\n\n\npaquete = Truco()\n"
+        "%pip install {paquete}\n\n\ndef derivada(x):\n    return 3 * torch.cos(3 * x)\n"
+    ),
+    "una orden del sistema con $ y una expresión": (
+        "!echo ${torch.autograd.grad}\n\n\ndef derivada(x):\n    return 3 * torch.cos(3 * x)\n"
     ),
     "una lista llena después": (
         "ayudas = []\nayudas.append(torch.autograd.grad)\n\n\ndef derivada(x):\n    return ayudas[0](torch.sin(x), x)\n"

@@ -93,10 +93,20 @@ DYNAMIC_MODULES = frozenset(
         "importlib", "sys", "builtins", "inspect", "ctypes", "gc", "types", "__main__", "IPython", "runpy", "code",
         "codeop", "pickle", "marshal", "copyreg", "dill", "cloudpickle", "operator", "ipykernel", "unittest", "mock",
         "pytest", "_pytest", "string", "typing", "typing_extensions", "annotationlib", "pydoc", "pkgutil", "shelve",
+        "cProfile", "profile", "trace", "timeit", "pdb", "ipdb", "bdb", "doctest", "zipimport", "imp",
     }
 )  # fmt: skip
-# And the functions of other modules that do the same (they unpickle, or resolve a dotted name).
-DYNAMIC_FUNCTIONS = ("torch.load", "torch.serialization", "torch.hub", "torch.package", "numpy.load", "logging.config")
+# And the parts of other modules that do the same (they unpickle, resolve a dotted name or compile text), or that
+# change what torch's functions do for the whole kernel (modes, kernels, global hooks).
+DYNAMIC_FUNCTIONS = (
+    "torch.load", "torch.serialization", "torch.hub", "torch.package", "numpy.load", "logging.config", "torch.jit",
+    "torch.fx", "torch.export", "torch._dynamo", "torch.overrides", "torch.utils._python_dispatch", "torch.library",
+    "torch._library", "torch.ops", "torch._ops", "torch._C", "torch.nn.modules.module.register_module",
+)  # fmt: skip
+# What a class defines to take over torch's functions on its objects.
+TORCH_PROTOCOLS = frozenset({"__torch_function__", "__torch_dispatch__"})
+# Library functions that set attributes named by strings when given these arguments (``assigned=("__code__",)``).
+NAMED_COPIES = {"functools.update_wrapper": 2, "functools.wraps": 1}
 # What of those modules only reads a fact (the lessons' own cells use them).
 PLAIN_DYNAMIC = frozenset(
     {
@@ -112,6 +122,7 @@ PLAIN_DYNAMIC = frozenset(
             for name in ("ascii_letters", "ascii_lowercase", "ascii_uppercase", "digits", "punctuation")
         ),
         *(f"typing.{name}" for name in "Any Callable Optional Union List Dict Tuple Sequence Iterable Mapping".split()),
+        *(f"operator.{name}" for name in "add sub mul truediv floordiv mod pow neg pos abs lt le eq ne gt ge".split()),
     }
 )
 # Modules a module may expose as an attribute (``torch.nn.functional.torch``): a chain through one starts again there.
@@ -420,6 +431,7 @@ class Notebook:
 
     def __init__(self, sources):
         self.bindings, self.changes, self.calls, self.stars, self.hidden, self.units = {}, {}, {}, [], [], []
+        self.expanded = set()  # the names that the line of a magic writes in ({paquete})
         self._order, self.scopes = {}, {}  # id(top-level statement) -> the scope it runs in, if not the notebook
         raised = set()
         for source in sources:
@@ -441,6 +453,9 @@ class Notebook:
                 else:
                     self._order.setdefault(name, []).append(how)
                     self.bindings.setdefault(name, []).append((unit, target))
+        for name in self.expanded:
+            if not all(_text_only(unit, name) and target is None for unit, target in self.bindings.get(name, [None])):
+                self.hidden.append(f"«{{{name}}}» en una orden mágica, que no es un texto")
         if "getattr" in self.bindings:  # a literal getattr() is read as an attribute: it must be the builtin
             self.hidden.append("«getattr» redefinido")
         for unit in self.units:
@@ -494,6 +509,10 @@ class Notebook:
                 if magic is None:
                     continue
                 kind, name, text = magic
+                line = (node.args[:1] if kind in ("system", "getoutput") else node.args[1:2]) or [None]
+                line = line[0]
+                if name not in CODE_MAGICS and line is not None:  # IPython runs {…} and $x in its line
+                    self._expansions(name or kind, line)
                 if name in CODE_MAGICS and text is not None:
                     extra, reasons = _parse(text)
                     self.hidden += reasons
@@ -508,6 +527,21 @@ class Notebook:
                         self.hidden.append(f"la orden mágica «{name}» con «{(text or '').strip()[:40]}»")
                 elif name not in SAFE_MAGICS:
                     self.hidden.append(f"la orden mágica de IPython «{name or kind}»")
+
+    def _expansions(self, name, line):
+        """What IPython expands in the line of a magic or a shell command (``{expresión}``, ``$nombre``) runs as
+        Python: only a name bound to a text may be written there (:func:`_text_only`)."""
+        text = line.value if isinstance(line, ast.Constant) and isinstance(line.value, str) else None
+        if text is None:
+            self.hidden.append(f"la línea de la orden mágica «{name}», que no es un texto")
+            return
+        fields = re.findall(r"\{([^{}]*)\}|\$\$|\$(\w*)", text)
+        for braced, dollar in fields:
+            written = braced or dollar
+            if written and not written.isidentifier():
+                self.hidden.append(f"la orden mágica «{name}» con «{written[:40]}», que ejecuta código")
+            elif written:
+                self.expanded.add(written)
 
     def live(self, name, when=None):
         """The bindings of ``name`` that may hold at some moment of ``when`` (the positions of the first and the last
@@ -536,6 +570,15 @@ class Notebook:
         if isinstance(node, ast.Name) and node.id in DYNAMIC_CALLS and isinstance(node.ctx, ast.Load):
             if resolve(node.id, scope)[0] in ("builtin", "unknown"):  # called, or handed on under another name
                 self.hidden.append(f"{node.id}()")
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name in TORCH_PROTOCOLS:
+            self.hidden.append(f"«{node.name}»")
+        if isinstance(node, ast.Name) and node.id in TORCH_PROTOCOLS:
+            self.hidden.append(f"«{node.id}»")
+        if isinstance(node, ast.Call):
+            for name in self.dotted(node.func, scope):
+                copied = len(node.args) > NAMED_COPIES.get(name, len(node.args))
+                if copied or (name in NAMED_COPIES and any(k.arg != "wrapped" for k in node.keywords)):
+                    self.hidden.append(f"«{name}» con los atributos que copia")
         if isinstance(node, ast.MatchClass) and node.kwd_attrs:  # ``case object(backward=b)`` reads an attribute
             self.hidden.append("un patrón de clase de «match» que lee atributos")
         if isinstance(node, ast.Call) and any(k.arg == "eval_str" for k in node.keywords):
@@ -857,6 +900,32 @@ def _deferred(scope):
             return True
         scope = scope.parent
     return False
+
+
+def _text_only(unit, name):
+    """Whether every binding of ``name`` in ``unit`` gives it a text: a string literal, or an environment variable
+    with a literal default (``os.environ.get("X", "…")``); formatting a text runs nothing."""
+    if unit is None:
+        return False
+    found = False
+    for node in ast.walk(unit):
+        assigned = _assigned(node)
+        targets = assigned[0] if assigned is not None else []
+        if not any(isinstance(n, ast.Name) and n.id == name for t in targets for n in ast.walk(t)):
+            continue
+        value = assigned[1]
+        literal = isinstance(value, ast.Constant) and isinstance(value.value, str)
+        environment = (
+            isinstance(value, ast.Call)
+            and ast.unparse(value.func) in ("os.environ.get", "os.getenv")
+            and all(isinstance(a, ast.Constant) and isinstance(a.value, str) for a in value.args)
+            and len(value.args) == 2
+            and not value.keywords
+        )
+        if len(targets) != 1 or not isinstance(targets[0], ast.Name) or not (literal or environment):
+            return False
+        found = True
+    return found
 
 
 def _root(node):
