@@ -147,9 +147,8 @@ def rewrites_checks(lesson):
     notebook = answered(lesson)
     first = _solution_cells(notebook)[0]
     first.source += (
-        "\n\nimport pkgutil\n"
-        "_ruta = pkgutil.get_loader('gradi' + 'entes.checks').get_filename()\n"
-        "with open(_ruta, 'a') as _archivo:\n"
+        "\n\nimport gradientes.checks as _checks\n"
+        "with open(_checks.__file__, 'a') as _archivo:\n"
         "    _archivo.write('\\n# modificado por una entrega\\n')\n"
     )
     return notebook
