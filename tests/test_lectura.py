@@ -219,6 +219,17 @@ def test_a_prediction_that_can_reach_anything_but_plain_python_fails(code):
 # A rule that differentiates with autograd, put where an answer by hand looks it up.
 GRADIENTE = "lambda v: torch.autograd.grad(torch.sin(3 * v).sum(), v)[0]"
 HONEST_BY_HAND = {
+    "con anotaciones, isinstance, type() para leer y bibliotecas del curso": (
+        "import collections\nimport itertools\nfrom dataclasses import dataclass\n\nimport numpy as np\n\n\n"
+        "@dataclass\nclass Punto:\n    x: float\n\n\ndef derivada(x: torch.Tensor) -> torch.Tensor:\n"
+        "    assert isinstance(x, (torch.Tensor, float)) and type(x) is torch.Tensor, type(x).__name__\n"
+        "    cuenta = collections.Counter(itertools.repeat(1, 2))\n"
+        "    pendiente = np.float64(3.0) * cuenta[1] / 2\n    return pendiente * torch.cos(3 * x).type(torch.float64)\n"
+    ),
+    "con una lista de parámetros que un bucle vacía": (
+        "w = torch.ones(2, requires_grad=True)\nb = torch.zeros(1, requires_grad=True)\nfor p in [w, b]:\n"
+        "    p.grad = None\n\n\ndef derivada(x):\n    for k in [3]:\n        return k * torch.cos(k * x)\n"
+    ),
     "con una tabla de derivadas y una lista de datos que se cambia": (
         "REGLAS = {'cos': lambda v: 3 * torch.cos(3 * v)}\ndatos = [1.0, 2.0]\ndatos[0] = 5.0\n\n\n"
         "def derivada(x):\n    return REGLAS['cos'](x)\n"
@@ -450,6 +461,74 @@ WITH_AUTOGRAD = {
     "una lista llena después": (
         "ayudas = []\nayudas.append(torch.autograd.grad)\n\n\ndef derivada(x):\n    return ayudas[0](torch.sin(x), x)\n"
     ),
+    "una anotación escrita como texto que functools.singledispatch evalúa": (
+        "import functools\n\n\ndef ayuda(v):\n    return 3 * torch.cos(3 * v)\n\n\n@functools.singledispatch\n"
+        "def despacho(v):\n    pass\n\n\n@despacho.register\ndef _registro(v: '[print(1), int][1]'):\n    pass\n\n\n"
+        "def derivada(x):\n    return ayuda(x)\n"
+    ),
+    "una anotación escrita como texto en cualquier celda": (
+        "def ayuda(v: 'torch.autograd.grad') -> 'int':\n    return 0\n\n\n"
+        "def derivada(x):\n    return 3 * torch.cos(3 * x)\n"
+    ),
+    "un pickle abierto con numpy.lib.format": (
+        "import io\n\nimport numpy\n\n\ndef derivada(x):\n"
+        "    g = numpy.lib.format.read_array(io.BytesIO(b''), allow_pickle=True)[0]\n    return g(x)\n"
+    ),
+    "un módulo que devuelve una llamada": (
+        "principal = torch._utils._import_dotted_name('__main__')\n\n\ndef derivada(x):\n"
+        "    return 3 * torch.cos(3 * x)\n"
+    ),
+    "otro nombre de una lista y una llamada a la variable de un bucle": (
+        "TABLA = []\notra = TABLA\notra.append(lambda v: torch.autograd.grad(torch.sin(3 * v).sum(), v)[0])\n\n\n"
+        "def derivada(x):\n    for f in TABLA:\n        return f(x)\n"
+    ),
+    "un elemento de una lista llenada por otro nombre, entregado a una función": (
+        "TABLA = []\notra = TABLA\notra.append(lambda v: torch.autograd.grad(torch.sin(3 * v).sum(), v)[0])\n\n\n"
+        "def aplicar(f, v):\n    return f(v)\n\n\ndef derivada(x):\n    return aplicar(TABLA[0], x)\n"
+    ),
+    "un método de torch.Tensor cambiado a través de type(…)": (
+        "def suave(t, dim):\n    return torch.autograd.grad(torch.sin(3 * t).sum(), t)[0]\n\n\n"
+        "type(torch.zeros(1)).softmax = suave\n\n\ndef derivada(x):\n"
+        "    return torch.nn.functional.softmin(x, dim=0)\n"
+    ),
+    "la clase de un tensor guardada en un nombre": (
+        "def suave(t, dim):\n    return torch.autograd.grad(torch.sin(3 * t).sum(), t)[0]\n\n\n"
+        "T = type(torch.zeros(1))\nT.softmax = suave\n\n\ndef derivada(x):\n"
+        "    return torch.nn.functional.softmin(x, dim=0)\n"
+    ),
+    "torch.Tensor en una lista": (
+        "def suave(t, dim):\n    return torch.autograd.grad(torch.sin(3 * t).sum(), t)[0]\n\n\n"
+        "clases = [torch.Tensor]\nclases[0].softmax = suave\n\n\ndef derivada(x):\n"
+        "    return torch.nn.functional.softmin(x, dim=0)\n"
+    ),
+    "torch.Tensor entregado a una función que lo cambia": (
+        "def suave(t, dim):\n    return torch.autograd.grad(torch.sin(3 * t).sum(), t)[0]\n\n\n"
+        "def parchear(clase):\n    clase.softmax = suave\n\n\nparchear(torch.Tensor)\n\n\ndef derivada(x):\n"
+        "    return torch.nn.functional.softmin(x, dim=0)\n"
+    ),
+    "una clase sacada de mro()": (
+        "class Mio(torch.Tensor):\n    pass\n\n\nT = Mio.mro()[1]\n\n\ndef derivada(x):\n"
+        "    return 3 * torch.cos(3 * x)\n"
+    ),
+    "un módulo importado que el curso no conoce (uno escrito con %%writefile)": (
+        "import truco\n\n\ndef derivada(x):\n    return 3 * torch.cos(3 * x)\n"
+    ),
+    "un módulo que un tensor importa por su nombre": (
+        "def derivada(x):\n    torch.zeros(1).type('truco.Clase')\n    return 3 * torch.cos(3 * x)\n"
+    ),
+    "un módulo que find_spec importa por su nombre": (
+        "import importlib.util\n\nimportlib.util.find_spec('truco.algo')\n\n\ndef derivada(x):\n"
+        "    return 3 * torch.cos(3 * x)\n"
+    ),
+    "una clase creada con type y un diccionario": (
+        "Truco = type('Truco', (), {'d': lambda self, v: 0})\n\n\ndef derivada(x):\n    return 3 * torch.cos(3 * x)\n"
+    ),
+    "un motor de gráficas de matplotlib nombrado por un texto": (
+        "import matplotlib\n\nmatplotlib.use('module://truco')\n\n\ndef derivada(x):\n    return 3 * torch.cos(3 * x)\n"
+    ),
+    "from __future__ import annotations": (
+        "from __future__ import annotations\n\n\ndef derivada(x):\n    return 3 * torch.cos(3 * x)\n"
+    ),
 }
 
 
@@ -469,7 +548,7 @@ def test_the_reading_names_what_it_found_and_resolves_aliases():
     assert reading.found and not reading.unknown
     assert reading.mentions("torch.autograd.functional") and "torch.autograd.functional.jacobian" in reading.names
     assert not read("no_existe", sources).found
-    message = outcome(checks.check_statement, ["def f(x):\n    return torch.optim.SGD\n"], "f")
+    message = outcome(checks.check_statement, ["def f(x):\n    return torch.optim.SGD([x], lr=1)\n"], "f")
     assert message is None
     token = SOURCES.set([IMPORTS, "def f(x):\n    return torch.optim.SGD([x], lr=1)\n"])
     try:

@@ -19,8 +19,10 @@ import ast
 import builtins
 import contextvars
 import functools
+import importlib
 import re
 import sys
+import types
 
 # The student's code cells, in the order they ran, while the grader runs a test cell.
 SOURCES = contextvars.ContextVar("sources", default=None)
@@ -86,47 +88,51 @@ PLAIN_DUNDERS = frozenset(
 )
 # Those that only name an object may also be written (a test gives its function a readable name).
 NAMING_DUNDERS = frozenset({"__name__", "__qualname__", "__doc__"})
-# Modules that reach namespaces, frames, other modules or code objects, or that turn a string into an object (a
-# patch by its dotted name, a field of a format, an annotation evaluated).
-DYNAMIC_MODULES = frozenset(
+# What a notebook may import and reach, anywhere in it (an allowlist: any other module makes every reading unknown).
+# Each module here with its public names (never one that starts with ``_``); a module reached through an attribute
+# (``torch.nn.modules``) must be here too.
+LIBRARY_MODULES = frozenset(
     {
-        "importlib", "sys", "builtins", "inspect", "ctypes", "gc", "types", "__main__", "IPython", "runpy", "code",
-        "codeop", "pickle", "marshal", "copyreg", "dill", "cloudpickle", "operator", "ipykernel", "unittest", "mock",
-        "pytest", "_pytest", "string", "typing", "typing_extensions", "annotationlib", "pydoc", "pkgutil", "shelve",
-        "cProfile", "profile", "trace", "timeit", "pdb", "ipdb", "bdb", "doctest", "zipimport", "imp",
+        "math", "cmath", "random", "itertools", "collections", "collections.abc", "numbers", "fractions", "decimal",
+        "statistics", "time", "warnings", "copy", "graphlib", "re", "pathlib", "heapq", "bisect",
+        "torch", "torch.nn", "torch.nn.functional", "torch.nn.init", "torch.nn.utils", "torch.autograd",
+        "torch.autograd.functional", "torch.autograd.forward_ad", "torch.autograd.graph", "torch.func", "torch.optim",
+        "torch.optim.lr_scheduler", "torch.linalg", "torch.special", "torch.fft", "torch.testing", "torch.random",
+        "torch.distributions", "torch.cuda", "numpy", "numpy.linalg", "numpy.random", "numpy.fft", "matplotlib",
+        "matplotlib.pyplot", "graphviz", "torchviz", "ipywidgets", "IPython.display",
     }
 )  # fmt: skip
-# And the parts of other modules that do the same (they unpickle, resolve a dotted name or compile text), or that
-# change what torch's functions do for the whole kernel (modes, kernels, global hooks).
-DYNAMIC_FUNCTIONS = (
-    "torch.load", "torch.serialization", "torch.hub", "torch.package", "numpy.load", "logging.config", "torch.jit",
-    "torch.fx", "torch.export", "torch._dynamo", "torch.overrides", "torch.utils._python_dispatch", "torch.library",
-    "torch._library", "torch.ops", "torch._ops", "torch._C", "torch.nn.modules.module.register_module",
+# The course's own package: every module in it but the reader.
+LIBRARY_PACKAGES = ("gradientes",)
+# Single names of other modules: they only read a fact, or compute.
+LIBRARY_NAMES = frozenset(
+    {
+        "os.environ", "os.getenv", "os.path", "os.getcwd", "os.listdir", "os.cpu_count", "pathlib.Path",
+        "importlib.util.find_spec", "inspect.signature", "sys.version", "sys.version_info", "sys.platform",
+        *(RECURSION_LIMIT := ("sys.setrecursionlimit", "sys.getrecursionlimit")),
+        *(f"functools.{name}" for name in "reduce partial wraps lru_cache cache cached_property total_ordering "
+          "cmp_to_key".split()),
+        *(f"contextlib.{name}" for name in ("contextmanager", "nullcontext", "suppress")),
+        *(f"dataclasses.{name}" for name in ("dataclass", "field")),
+        *(f"string.{name}" for name in "ascii_letters ascii_lowercase ascii_uppercase digits punctuation".split()),
+        *(f"typing.{name}" for name in "Any Callable Optional Union List Dict Tuple Sequence Iterable Mapping".split()),
+        *(f"operator.{name}" for name in "add sub mul truediv floordiv mod pow neg pos abs lt le eq ne gt ge".split()),
+    }
 )  # fmt: skip
+# What those modules also hold that turns bytes or text into code, or imports a module named by a text.
+LIBRARY_REFUSED = (
+    "torch.load", "torch.compile", "torch.set_default_tensor_type", "numpy.load", "matplotlib.use",
+    "matplotlib.rc", "matplotlib.rcParams", "matplotlib.rc_context", "matplotlib.pyplot.switch_backend",
+    "matplotlib.pyplot.rc", "matplotlib.pyplot.rcParams", "matplotlib.pyplot.rc_context", "gradientes.statement",
+)  # fmt: skip
+# Modules that are the course's only way to name a module by a text: only these may be found by name.
+FOUND_BY_NAME = frozenset({"google", "google.colab", "graphviz", "torchviz", "gradientes"})
+# Builtins that only read what a class is (a class handed to them stays where it was).
+CLASS_READERS = frozenset({"isinstance", "issubclass", "print", "str", "repr", "id", "hash", "format", "callable"})
 # What a class defines to take over torch's functions on its objects.
 TORCH_PROTOCOLS = frozenset({"__torch_function__", "__torch_dispatch__"})
 # Library functions that set attributes named by strings when given these arguments (``assigned=("__code__",)``).
 NAMED_COPIES = {"functools.update_wrapper": 2, "functools.wraps": 1}
-# What of those modules only reads a fact (the lessons' own cells use them).
-PLAIN_DYNAMIC = frozenset(
-    {
-        "importlib.util.find_spec",
-        "inspect.signature",
-        "sys.version",
-        "sys.version_info",
-        "sys.platform",
-        *(RECURSION_LIMIT := ("sys.setrecursionlimit", "sys.getrecursionlimit")),
-        "IPython.display",
-        *(
-            f"string.{name}"
-            for name in ("ascii_letters", "ascii_lowercase", "ascii_uppercase", "digits", "punctuation")
-        ),
-        *(f"typing.{name}" for name in "Any Callable Optional Union List Dict Tuple Sequence Iterable Mapping".split()),
-        *(f"operator.{name}" for name in "add sub mul truediv floordiv mod pow neg pos abs lt le eq ne gt ge".split()),
-    }
-)
-# Modules a module may expose as an attribute (``torch.nn.functional.torch``): a chain through one starts again there.
-_MODULE_ROOTS = DYNAMIC_MODULES | {"os", "torch", "numpy", "math", "random", "collections", "functools", "itertools"}
 # IPython magics: those that bind no name, and those whose text is Python run in the notebook (read as code).
 SAFE_MAGICS = frozenset(
     {"pip", "conda", "pinfo", "pinfo2", "psearch", "html", "markdown", "latex", "javascript", "svg", "bash", "sh",
@@ -355,24 +361,64 @@ def _imported(node):
 
 
 def _canonical(dotted):
-    """``torch.nn.functional.torch.autograd`` is ``torch.autograd``: a chain through a module exposed as an
-    attribute starts again at that module."""
-    parts = dotted.split(".")
-    for i in range(len(parts) - 1, 0, -1):
-        if parts[i] in _MODULE_ROOTS:
-            return ".".join(parts[i:])
-    return dotted
+    """``torch.nn.functional.torch.autograd`` is ``torch.autograd``: a chain through a module exposed as an attribute
+    starts again at that module."""
+    return _library(dotted)[0]
 
 
 def _under(dotted, prefixes):
     return any(dotted == p or dotted.startswith(f"{p}.") for p in prefixes)
 
 
-def _dynamic_module(dotted):
-    """Whether a dotted name reaches a module that can reach namespaces, frames or code (and only reads a fact)."""
-    if _under(_canonical(dotted), DYNAMIC_FUNCTIONS):
-        return True
-    return dotted.split(".")[0] in DYNAMIC_MODULES and not _under(dotted, PLAIN_DYNAMIC)
+def _whole_module(name):
+    """A module every public name of which the notebook may reach."""
+    return name in LIBRARY_MODULES or _under(name, LIBRARY_PACKAGES)
+
+
+def _passage(name):
+    """A module the notebook may import, or reach, to use one of :data:`LIBRARY_NAMES` in it."""
+    return _whole_module(name) or any(n.startswith(f"{name}.") for n in LIBRARY_NAMES | LIBRARY_MODULES)
+
+
+@functools.lru_cache(maxsize=8192)
+def _library(dotted):
+    """``(canonical name, why the notebook may not reach it or None, whether it is a class)`` of a dotted name: one of
+    :data:`LIBRARY_NAMES`, or a public name of a module in :data:`LIBRARY_MODULES`, reached through modules that are
+    allowed too. The modules are walked as the grader has them (a module not installed stays a name: nothing of it
+    can run either)."""
+    parts = dotted.split(".")
+    if any(p.startswith("_") and not (p.startswith("__") and p.endswith("__")) for p in parts):
+        return dotted, f"«{dotted}», que no es público", False
+    try:
+        value = (sys.modules.get(parts[0]) or importlib.import_module(parts[0])) if _passage(parts[0]) else None
+    except ImportError:
+        return dotted, None, False
+    if value is None:
+        return dotted, f"«{dotted}», de un módulo que la lectura no conoce", False
+    name, written, allowed = parts[0], parts[0], _whole_module(parts[0])
+    for part in parts[1:]:
+        written = f"{written}.{part}"
+        try:
+            value = getattr(value, part)
+        except AttributeError:
+            try:
+                value = importlib.import_module(f"{name}.{part}") if _passage(f"{name}.{part}") else None
+            except ImportError:
+                value = None
+            if value is None:
+                return dotted, f"«{dotted}», que no existe", False
+        if isinstance(value, types.ModuleType):
+            name = written if written in LIBRARY_NAMES else value.__name__
+            allowed = written in LIBRARY_NAMES or _whole_module(name)
+            if not (allowed or _passage(name)):
+                return name, f"«{dotted}», que lleva al módulo «{name}», que la lectura no conoce", False
+        else:
+            name, allowed = f"{name}.{part}", allowed or written in LIBRARY_NAMES
+    if not (allowed or (isinstance(value, types.ModuleType) and _passage(name))):
+        return name, f"«{dotted}», que la lectura no conoce", False
+    if _under(name, LIBRARY_REFUSED) or _under(written, LIBRARY_REFUSED):
+        return name, f"«{dotted}», que convierte un texto en código", False
+    return name, None, isinstance(value, type)
 
 
 class _Walk:
@@ -454,7 +500,8 @@ class Notebook:
                     self._order.setdefault(name, []).append(how)
                     self.bindings.setdefault(name, []).append((unit, target))
         for name in self.expanded:
-            if not all(_text_only(unit, name) and target is None for unit, target in self.bindings.get(name, [None])):
+            bindings = self.bindings.get(name, [(None, None)])
+            if not all(self._text_only(unit, name) and target is None for unit, target in bindings):
                 self.hidden.append(f"«{{{name}}}» en una orden mágica, que no es un texto")
         if "getattr" in self.bindings:  # a literal getattr() is read as an attribute: it must be the builtin
             self.hidden.append("«getattr» redefinido")
@@ -509,8 +556,7 @@ class Notebook:
                 if magic is None:
                     continue
                 kind, name, text = magic
-                line = (node.args[:1] if kind in ("system", "getoutput") else node.args[1:2]) or [None]
-                line = line[0]
+                line = next(iter(node.args[:1] if kind in ("system", "getoutput") else node.args[1:2]), None)
                 if name not in CODE_MAGICS and line is not None:  # IPython runs {…} and $x in its line
                     self._expansions(name or kind, line)
                 if name in CODE_MAGICS and text is not None:
@@ -530,7 +576,7 @@ class Notebook:
 
     def _expansions(self, name, line):
         """What IPython expands in the line of a magic or a shell command (``{expresión}``, ``$nombre``) runs as
-        Python: only a name bound to a text may be written there (:func:`_text_only`)."""
+        Python: only a name bound to a text may be written there (:meth:`_text_only`)."""
         text = line.value if isinstance(line, ast.Constant) and isinstance(line.value, str) else None
         if text is None:
             self.hidden.append(f"la línea de la orden mágica «{name}», que no es un texto")
@@ -542,6 +588,31 @@ class Notebook:
                 self.hidden.append(f"la orden mágica «{name}» con «{written[:40]}», que ejecuta código")
             elif written:
                 self.expanded.add(written)
+
+    def _text_only(self, unit, name):
+        """Whether every binding of ``name`` in ``unit`` gives it a text: a string literal, or an environment variable
+        with a literal default (``os.environ.get("X", "…")``); formatting a text runs nothing."""
+        if unit is None:
+            return False
+        found = False
+        for node in ast.walk(unit):
+            assigned = _assigned(node)
+            targets = assigned[0] if assigned is not None else []
+            if not any(isinstance(n, ast.Name) and n.id == name for t in targets for n in ast.walk(t)):
+                continue
+            value = assigned[1]
+            literal = isinstance(value, ast.Constant) and isinstance(value.value, str)
+            environment = (
+                isinstance(value, ast.Call)
+                and set(self.dotted(value.func, None)) in ({"os.environ.get"}, {"os.getenv"})
+                and all(isinstance(a, ast.Constant) and isinstance(a.value, str) for a in value.args)
+                and len(value.args) == 2
+                and not value.keywords
+            )
+            if len(targets) != 1 or not isinstance(targets[0], ast.Name) or not (literal or environment):
+                return False
+            found = True
+        return found
 
     def live(self, name, when=None):
         """The bindings of ``name`` that may hold at some moment of ``when`` (the positions of the first and the last
@@ -579,14 +650,23 @@ class Notebook:
                 copied = len(node.args) > NAMED_COPIES.get(name, len(node.args))
                 if copied or (name in NAMED_COPIES and any(k.arg != "wrapped" for k in node.keywords)):
                     self.hidden.append(f"«{name}» con los atributos que copia")
+            if any(k.arg == "eval_str" for k in node.keywords):
+                self.hidden.append("«eval_str», que evalúa anotaciones escritas como texto")
+        if isinstance(node, ast.Call) and self._names_a_module(node, scope):
+            self.hidden.append("un módulo buscado por un nombre que no es uno de los del curso")
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "type":
+            if resolve("type", scope)[0] == "builtin" and len(node.args) != 1:
+                self.hidden.append("«type» con tres argumentos, que crea una clase con atributos nombrados por textos")
+        if self._handed_class(unit, node, scope):
+            self.hidden.append(f"la clase «{ast.unparse(node)[:40]}» guardada o entregada a otro código")
+        if _text_annotation(node):
+            self.hidden.append("una anotación escrita como texto, que otra biblioteca puede evaluar como código")
         if isinstance(node, ast.MatchClass) and node.kwd_attrs:  # ``case object(backward=b)`` reads an attribute
             self.hidden.append("un patrón de clase de «match» que lee atributos")
-        if isinstance(node, ast.Call) and any(k.arg == "eval_str" for k in node.keywords):
-            self.hidden.append("«eval_str», que evalúa anotaciones escritas como texto")
         if isinstance(node, ast.Name) and node.id in DYNAMIC_NAMES and not self._magic_receiver(node, unit):
             self.hidden.append(f"«{node.id}»")
         if isinstance(node, ast.Attribute):
-            if node.attr in FRAME_ATTRIBUTES:
+            if node.attr in FRAME_ATTRIBUTES or node.attr == "mro":
                 self.hidden.append(f"el atributo «{node.attr}»")
             if node.attr.startswith("__") and node.attr.endswith("__"):
                 written = not isinstance(node.ctx, ast.Load)
@@ -594,10 +674,10 @@ class Notebook:
                     self.hidden.append(f"el atributo «{node.attr}»")
             parent = _parents_of(unit).get(id(node))
             if not (isinstance(parent, ast.Attribute) and parent.value is node):  # the whole chain, not a part
-                self.hidden += [f"«{name}»" for name in self.dotted(node, scope) if _dynamic_module(name)]
+                self.hidden += [r for name in self.dotted(node, scope) if (r := _library(name)[1])]
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
             kind, imports = resolve(node.id, scope)
-            self.hidden += [f"«{name}»" for name in self.dotted(node, scope) if _dynamic_module(name) and "." in name]
+            self.hidden += [r for name in self.dotted(node, scope) if "." in name and (r := _library(name)[1])]
             module = any("." not in t for t in imports or []) or (kind == "global" and self._module_name(node.id))
             parent = _parents_of(unit).get(id(node))
             if module and not (isinstance(parent, ast.Attribute) and parent.value is node):
@@ -605,6 +685,8 @@ class Notebook:
         changed = None
         if isinstance(node, ast.Attribute | ast.Subscript) and not isinstance(node.ctx, ast.Load):
             changed = _root(node)
+            if changed is None and isinstance(node, ast.Attribute):  # ``type(x).softmax = …`` may change a library
+                self.hidden.append(f"un cambio en «{ast.unparse(node)[:40]}», que no es un nombre del cuaderno")
             if changed is not None:
                 kind, imports = resolve(changed.id, scope)
                 if imports or (kind == "global" and self._module_alias(changed.id)):
@@ -626,6 +708,51 @@ class Notebook:
                     if isinstance(argument, ast.Name) and resolve(argument.id, scope)[0] == "global":
                         if not self._defined(argument.id):
                             self.changes.setdefault(argument.id, []).append(unit)
+
+    def _names_a_module(self, call, scope):
+        """Whether ``call`` makes a library import a module named by a text: ``importlib.util.find_spec`` of a module
+        that is not one the course looks for, or a tensor's ``.type("…")`` (a dotted name it imports)."""
+        if isinstance(call.func, ast.Attribute) and call.func.attr == "type":
+            named = [*call.args[:1], *(k.value for k in call.keywords if k.arg == "dtype")]
+            return any(not self.dotted(a, scope) for a in named)  # ``x.type(torch.float64)`` names no module
+        if "importlib.util.find_spec" not in self.dotted(call.func, scope):
+            return False
+        named = call.args[0] if call.args else None
+        return not (isinstance(named, ast.Constant) and named.value in FOUND_BY_NAME)
+
+    def _handed_class(self, unit, node, scope):
+        """Whether a library's class (``torch.Tensor``, or what ``type(x)`` gives) is kept or handed to other code
+        (bound to a name, put in a container, passed to the notebook's code), where a change to it would not be read.
+        Calling it, reading its attributes, subclassing it, comparing it, ``isinstance`` and annotations are read."""
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "type":
+            if len(node.args) != 1 or self.walk.resolve("type", scope)[0] != "builtin":
+                return False
+        elif not isinstance(node, ast.Attribute | ast.Name) or not isinstance(node.ctx, ast.Load):
+            return False
+        else:
+            parent = _parents_of(unit).get(id(node))
+            if isinstance(parent, ast.Attribute) and parent.value is node:
+                return False  # a part of a longer chain
+            if not any(_library(name)[2] for name in self.dotted(node, scope)):
+                return False
+        parents = _parents_of(unit)
+        parent = parents.get(id(node))
+        while isinstance(parent, ast.Tuple):  # ``isinstance(x, (torch.Tensor, float))``
+            node, parent = parent, parents.get(id(parent))
+        if isinstance(parent, ast.keyword):
+            node, parent = parent, parents.get(id(parent))
+        if isinstance(parent, ast.Call):
+            if parent.func is node:
+                return False
+            if isinstance(parent.func, ast.Name) and parent.func.id in CLASS_READERS:
+                return self.walk.resolve(parent.func.id, scope)[0] != "builtin"
+            return not self.dotted(parent.func, scope)  # a library's function receives it
+        if isinstance(parent, ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
+            return node not in [*getattr(parent, "bases", []), *parent.decorator_list, getattr(parent, "returns", 0)]
+        if isinstance(parent, ast.Subscript):
+            return parent.value is node  # ``Optional[torch.Tensor]``
+        readers = ast.Attribute | ast.Compare | ast.FormattedValue | ast.ExceptHandler | ast.arg | ast.Expr
+        return not (isinstance(parent, readers) or (isinstance(parent, ast.AnnAssign) and parent.annotation is node))
 
     def _index_store(self, unit, node, scope):
         """Index a statement that puts code into an attribute or a container element (for :func:`read`), whatever
@@ -825,15 +952,18 @@ def _unit_bindings(unit, start=None):
             if _module_scope(node.id, scope):
                 bind(node.id, scope)
         elif isinstance(node, ast.Import | ast.ImportFrom):
+            written = [alias.name for alias in node.names] if isinstance(node, ast.Import) else []
             for name, target in _imported(node):
+                written.append(target.removesuffix(".*"))
                 if target.startswith("."):
                     found.append((".", f"la importación relativa «{target}»", None))
-                elif isinstance(node, ast.ImportFrom) and _dynamic_module(target):
-                    found.append((".", f"la importación de «{target}»", None))
                 if name == "*":
                     found.append(("*", target[:-2], None))
                 elif _module_scope(name, scope):
                     bind(name, scope, target)
+            for target in dict.fromkeys(written):
+                if not target.startswith(".") and (refused := _library(target)[1]) is not None:
+                    found.append((".", f"la importación de {refused}", None))
         elif isinstance(node, ast.ExceptHandler | ast.MatchAs | ast.MatchStar) and node.name:
             if _module_scope(node.name, scope):
                 bind(node.name, scope)
@@ -878,6 +1008,35 @@ def _assigned(node):
     return None
 
 
+def _text_annotation(node):
+    """Whether ``node`` (a function or an annotated assignment) has an annotation written as a text: libraries evaluate
+    them (``functools.singledispatch``, ``typing.get_type_hints``)."""
+    if isinstance(node, ast.AnnAssign):
+        annotations = [node.annotation]
+    elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+        every = [*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs, node.args.vararg, node.args.kwarg]
+        annotations = [a.annotation for a in every if a is not None] + [node.returns]
+    else:
+        return False
+    return any(
+        isinstance(n, ast.Constant) and isinstance(n.value, str) for a in annotations for n in ast.walk(a or ast.Pass())
+    )
+
+
+def _element_local(name, scope):
+    """Whether ``name`` is a local that may hold what a container held: bound by a loop, a comprehension, a ``with``
+    or an assignment, not a parameter (what a call passes is read there) nor a ``def``."""
+    while scope is not None and name not in scope.locals:
+        scope = scope.parent
+    if scope is None or scope.locals[name]:  # a notebook name, or an import
+        return False
+    if isinstance(scope.node, _FUNCTIONS) and any(
+        isinstance(a, ast.arg) and a.arg == name for a in ast.walk(scope.node.args)
+    ):
+        return False
+    return not any(isinstance(n, _DEFINITIONS) and n.name == name for n in ast.walk(scope.node) if n is not scope.node)
+
+
 def _is_self(function, around, argument):
     """Whether ``argument`` is the ``self`` of a method: the first parameter of a function in a class body that is
     not a static or class method."""
@@ -900,32 +1059,6 @@ def _deferred(scope):
             return True
         scope = scope.parent
     return False
-
-
-def _text_only(unit, name):
-    """Whether every binding of ``name`` in ``unit`` gives it a text: a string literal, or an environment variable
-    with a literal default (``os.environ.get("X", "…")``); formatting a text runs nothing."""
-    if unit is None:
-        return False
-    found = False
-    for node in ast.walk(unit):
-        assigned = _assigned(node)
-        targets = assigned[0] if assigned is not None else []
-        if not any(isinstance(n, ast.Name) and n.id == name for t in targets for n in ast.walk(t)):
-            continue
-        value = assigned[1]
-        literal = isinstance(value, ast.Constant) and isinstance(value.value, str)
-        environment = (
-            isinstance(value, ast.Call)
-            and ast.unparse(value.func) in ("os.environ.get", "os.getenv")
-            and all(isinstance(a, ast.Constant) and isinstance(a.value, str) for a in value.args)
-            and len(value.args) == 2
-            and not value.keywords
-        )
-        if len(targets) != 1 or not isinstance(targets[0], ast.Name) or not (literal or environment):
-            return False
-        found = True
-    return found
 
 
 def _root(node):
@@ -1043,7 +1176,7 @@ def read(answer_name, sources=None):
             pending.append((unit, (max(when[0], notebook.position[id(unit)]), when[1])))
         for unit in notebook.changes.get(name, []):
             pending.append((unit, (notebook.position[id(unit)], end)))
-            if isinstance(unit, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            if isinstance(unit, _DEFINITIONS):
                 pending.extend((u, (notebook.position[id(u)], end)) for u in notebook.calls.get(unit.name, []))
 
     called = set()  # the attributes the code reads (methods, module functions)
@@ -1062,6 +1195,11 @@ def read(answer_name, sources=None):
             )
         ):
             calls_element = True
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and _element_local(node.func.id, scope):
+            calls_element = True  # ``for f in TABLA: f(x)``
+        elif isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load):
+            root = _root(node)  # ``aplicar(TABLA[0], x)``: an element handed on may be called there
+            calls_element |= root is not None and notebook.walk.resolve(root.id, scope)[0] == "global"
         if not isinstance(node, PLAIN_NODES):
             reading.not_plain.append(type(node).__name__)
         if isinstance(node, ast.Constant) and type(node.value) is complex:
