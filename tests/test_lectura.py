@@ -226,6 +226,11 @@ HONEST_BY_HAND = {
         "    cuenta = collections.Counter(itertools.repeat(1, 2))\n"
         "    pendiente = np.float64(3.0) * cuenta[1] / 2\n    return pendiente * torch.cos(3 * x).type(torch.float64)\n"
     ),
+    "llamando a la variable de un bucle, con otra función que usa autograd en su propia tabla": (
+        "def con_autograd(v):\n    tabla, pila = {}, [v]\n"
+        "    tabla['g'] = torch.autograd.grad(torch.sin(v).sum(), v)[0]\n    return tabla, pila\n\n\n"
+        "def derivada(x):\n    for f in [lambda v: 3 * torch.cos(3 * v)]:\n        return f(x)\n"
+    ),
     "con una lista de parámetros que un bucle vacía": (
         "w = torch.ones(2, requires_grad=True)\nb = torch.zeros(1, requires_grad=True)\nfor p in [w, b]:\n"
         "    p.grad = None\n\n\ndef derivada(x):\n    for k in [3]:\n        return k * torch.cos(k * x)\n"

@@ -94,11 +94,13 @@ NAMING_DUNDERS = frozenset({"__name__", "__qualname__", "__doc__"})
 LIBRARY_MODULES = frozenset(
     {
         "math", "cmath", "random", "itertools", "collections", "collections.abc", "numbers", "fractions", "decimal",
-        "statistics", "time", "warnings", "copy", "graphlib", "re", "pathlib", "heapq", "bisect",
+        "statistics", "time", "datetime", "warnings", "copy", "graphlib", "re", "pathlib", "heapq", "bisect", "json",
+        "textwrap", "pprint", "enum", "abc",
         "torch", "torch.nn", "torch.nn.functional", "torch.nn.init", "torch.nn.utils", "torch.autograd",
         "torch.autograd.functional", "torch.autograd.forward_ad", "torch.autograd.graph", "torch.func", "torch.optim",
         "torch.optim.lr_scheduler", "torch.linalg", "torch.special", "torch.fft", "torch.testing", "torch.random",
-        "torch.distributions", "torch.cuda", "numpy", "numpy.linalg", "numpy.random", "numpy.fft", "matplotlib",
+        "torch.distributions", "torch.cuda", "torch.utils.data", "numpy", "numpy.linalg", "numpy.random", "numpy.fft",
+        "numpy.polynomial", "matplotlib",
         "matplotlib.pyplot", "graphviz", "torchviz", "ipywidgets", "IPython.display",
     }
 )  # fmt: skip
@@ -478,7 +480,7 @@ class Notebook:
     def __init__(self, sources):
         self.bindings, self.changes, self.calls, self.stars, self.hidden, self.units = {}, {}, {}, [], [], []
         self.expanded = set()  # the names that the line of a magic writes in ({paquete})
-        self._order, self.scopes = {}, {}  # id(top-level statement) -> the scope it runs in, if not the notebook
+        self._order, self.scopes, self._aliases = {}, {}, {}  # scopes: id(top-level statement) -> where it runs
         raised = set()
         for source in sources:
             module, reasons = _parse(str(source))
@@ -796,10 +798,9 @@ class Notebook:
             if received and not (scope.parent is not None and _is_self(scope.node, scope.parent, received[0])):
                 return False
         for binding in ast.walk(scope.node):
-            assigned = _assigned(binding)
-            for target in assigned[0] if assigned is not None else []:
+            for target, value in _pairs(_assigned(binding)):
                 if isinstance(target, ast.Name) and target.id == root.id:
-                    if not self._new_object(assigned[1], scope):
+                    if not self._new_object(value, scope):
                         return False
                 elif any(
                     isinstance(n, ast.Name) and n.id == root.id and isinstance(n.ctx, ast.Store)
@@ -825,6 +826,21 @@ class Notebook:
             return all(isinstance(u, ast.ClassDef) and _plain_class(u) for u in units)  # ``Valor(…)``
         names = self.dotted(value.func, scope)
         return bool(names) and all(_under(name, TENSOR_MAKERS) for name in names)
+
+    def aliases(self, name):
+        """``name`` and the notebook names that are other names of its object or of a part of it (``otra = TABLA``,
+        ``capa = modelo.capa``, ``a, b = TABLA, 0``): what changes through them changes it."""
+        if name in self._aliases:
+            return self._aliases[name]
+        found, pending = {name}, [name]
+        while pending:
+            current = pending.pop()
+            for other, bindings in self.bindings.items():
+                if other not in found and any(_names_part_of(unit, other, current) for unit, _ in bindings):
+                    found.add(other)
+                    pending.append(other)
+        self._aliases[name] = frozenset(found)
+        return self._aliases[name]
 
     def may_hold(self, root, names):
         """Whether the container at ``root`` (a name, or None for an expression) may be one of ``names``: it is one,
@@ -1023,6 +1039,37 @@ def _text_annotation(node):
     )
 
 
+def _names_part_of(unit, name, other):
+    """Whether ``unit`` binds ``name`` to ``other`` or to a part of it, as it is (``name = other[0]``)."""
+    for node in ast.walk(unit):
+        assigned = _assigned(node)
+        if assigned is None or assigned[1] is None:
+            continue
+        targets = [n.id for t in assigned[0] for n in ast.walk(t) if isinstance(n, ast.Name)]
+        values = assigned[1].elts if isinstance(assigned[1], ast.Tuple | ast.List) else [assigned[1]]
+        roots = [_root(v.value if isinstance(v, ast.Starred) else v) for v in values]
+        if name in targets and any(r is not None and r.id == other for r in roots):
+            return True
+    return False
+
+
+def _pairs(assigned):
+    """``[(target, value)]`` of what :func:`_assigned` found, a tuple unpacked from a tuple taken element by element
+    (``t, pila = {}, [raiz]``)."""
+    if assigned is None:
+        return []
+    found = []
+    for target in assigned[0]:
+        value = assigned[1]
+        parallel = isinstance(target, ast.Tuple | ast.List) and isinstance(value, ast.Tuple | ast.List)
+        starred = parallel and any(isinstance(n, ast.Starred) for n in [*target.elts, *value.elts])
+        if parallel and not starred and len(target.elts) == len(value.elts):
+            found += zip(target.elts, value.elts, strict=True)
+        else:
+            found.append((target, value))
+    return found
+
+
 def _element_local(name, scope):
     """Whether ``name`` is a local that may hold what a container held: bound by a loop, a comprehension, a ``with``
     or an assignment, not a parameter (what a call passes is read there) nor a ``def``."""
@@ -1174,7 +1221,10 @@ def read(answer_name, sources=None):
                 # another name may hold the same object and change it out of sight
                 reading.not_plain.append(f"«{name}», un valor del cuaderno que otro código puede cambiar")
             pending.append((unit, (max(when[0], notebook.position[id(unit)]), when[1])))
-        for unit in notebook.changes.get(name, []):
+        aliases = notebook.aliases(name)
+        changes = [u for alias in aliases for u in notebook.changes.get(alias, [])]
+        changes += [u for u, root in notebook.container_stores if root is not None and root.id in aliases]
+        for unit in changes:
             pending.append((unit, (notebook.position[id(unit)], end)))
             if isinstance(unit, _DEFINITIONS):
                 pending.extend((u, (notebook.position[id(u)], end)) for u in notebook.calls.get(unit.name, []))
@@ -1197,9 +1247,6 @@ def read(answer_name, sources=None):
             calls_element = True
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and _element_local(node.func.id, scope):
             calls_element = True  # ``for f in TABLA: f(x)``
-        elif isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load):
-            root = _root(node)  # ``aplicar(TABLA[0], x)``: an element handed on may be called there
-            calls_element |= root is not None and notebook.walk.resolve(root.id, scope)[0] == "global"
         if not isinstance(node, PLAIN_NODES):
             reading.not_plain.append(type(node).__name__)
         if isinstance(node, ast.Constant) and type(node.value) is complex:
