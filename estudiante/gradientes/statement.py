@@ -90,7 +90,8 @@ PLAIN_DUNDERS = frozenset(
 NAMING_DUNDERS = frozenset({"__name__", "__qualname__", "__doc__"})
 # What a notebook may import and reach, anywhere in it (an allowlist: any other module makes every reading unknown).
 # Each module here with its public names (never one that starts with ``_``); a module reached through an attribute
-# (``torch.nn.modules``) must be here too.
+# (``torch.nn.modules``) must be here too. None of them keeps a registry that torch's functions consult (that is why
+# ``torch.distributions``, with ``register_kl``, is not here).
 LIBRARY_MODULES = frozenset(
     {
         "math", "cmath", "random", "itertools", "collections", "collections.abc", "numbers", "fractions", "decimal",
@@ -99,9 +100,9 @@ LIBRARY_MODULES = frozenset(
         "torch", "torch.nn", "torch.nn.functional", "torch.nn.init", "torch.nn.utils", "torch.autograd",
         "torch.autograd.functional", "torch.autograd.forward_ad", "torch.autograd.graph", "torch.func", "torch.optim",
         "torch.optim.lr_scheduler", "torch.linalg", "torch.special", "torch.fft", "torch.testing", "torch.random",
-        "torch.distributions", "torch.cuda", "torch.utils.data", "numpy", "numpy.linalg", "numpy.random", "numpy.fft",
+        "torch.utils.data", "numpy", "numpy.linalg", "numpy.random", "numpy.fft",
         "numpy.polynomial", "matplotlib",
-        "matplotlib.pyplot", "graphviz", "torchviz", "ipywidgets", "IPython.display",
+        "matplotlib.pyplot", "graphviz", "torchviz", "IPython.display",
     }
 )  # fmt: skip
 # The course's own package: every module in it but the reader.
@@ -110,7 +111,8 @@ LIBRARY_PACKAGES = ("gradientes",)
 LIBRARY_NAMES = frozenset(
     {
         "os.environ", "os.getenv", "os.path", "os.getcwd", "os.listdir", "os.cpu_count", "pathlib.Path",
-        "importlib.util.find_spec", "inspect.signature", "sys.version", "sys.version_info", "sys.platform",
+        "importlib.util.find_spec", "inspect.signature", "torch.cuda.is_available", "sys.version", "sys.version_info",
+        "sys.platform",
         *(RECURSION_LIMIT := ("sys.setrecursionlimit", "sys.getrecursionlimit")),
         *(f"functools.{name}" for name in "reduce partial wraps lru_cache cache cached_property total_ordering "
           "cmp_to_key".split()),
@@ -393,7 +395,7 @@ def _library(dotted):
         return dotted, f"«{dotted}», que no es público", False
     try:
         value = (sys.modules.get(parts[0]) or importlib.import_module(parts[0])) if _passage(parts[0]) else None
-    except ImportError:
+    except Exception:  # not installed (or broken): nothing of it can run
         return dotted, None, False
     if value is None:
         return dotted, f"«{dotted}», de un módulo que la lectura no conoce", False
@@ -402,10 +404,10 @@ def _library(dotted):
         written = f"{written}.{part}"
         try:
             value = getattr(value, part)
-        except AttributeError:
+        except Exception:
             try:
                 value = importlib.import_module(f"{name}.{part}") if _passage(f"{name}.{part}") else None
-            except ImportError:
+            except Exception:
                 value = None
             if value is None:
                 return dotted, f"«{dotted}», que no existe", False
