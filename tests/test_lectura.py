@@ -86,6 +86,10 @@ HONEST_PREDICTIONS = {
 
 # Predictions that reach torch (or cannot be read): each family of the issue.
 COMPUTED_PREDICTIONS = {
+    "una tabla que es un valor por omisión hecho con una llamada": (
+        "def prediccion(a, b, memo=dict()):\n    if a is None:\n        return memo\n    return memo[a, b]\n\n\n"
+        "tabla = prediccion(None, None)\ntabla[True, False] = float(torch.ones(1).sum())\n"
+    ),
     "torch dentro": "def prediccion(x):\n    return torch.tensor(x).item()\n",
     "una función de la lección": "def prediccion(x):\n    return ejemplo(x)\n",
     "un tensor de la lección": "def prediccion(a):\n    return float(x.sum()) + a\n",
@@ -233,7 +237,8 @@ HONEST_BY_HAND = {
     ),
     "con una lista de parámetros que un bucle vacía": (
         "w = torch.ones(2, requires_grad=True)\nb = torch.zeros(1, requires_grad=True)\nfor p in [w, b]:\n"
-        "    p.grad = None\n\n\ndef derivada(x):\n    for k in [3]:\n        return k * torch.cos(k * x)\n"
+        "    p.grad = None\n    p.data = p.data - 0.1 * p.data\n\n\n"
+        "def derivada(x):\n    for k in [3]:\n        return k * torch.cos(k * x)\n"
     ),
     "con una tabla de derivadas y una lista de datos que se cambia": (
         "REGLAS = {'cos': lambda v: 3 * torch.cos(3 * v)}\ndatos = [1.0, 2.0]\ndatos[0] = 5.0\n\n\n"
@@ -530,6 +535,32 @@ WITH_AUTOGRAD = {
     ),
     "un motor de gráficas de matplotlib nombrado por un texto": (
         "import matplotlib\n\nmatplotlib.use('module://truco')\n\n\ndef derivada(x):\n    return 3 * torch.cos(3 * x)\n"
+    ),
+    "un valor guardado por functools.cache antes de cambiar el nombre que lee": (
+        "import functools\n\nREGLA = lambda v: torch.autograd.grad(torch.sin(3 * v).sum(), v)[0]\n\n\n"
+        "@functools.cache\ndef regla():\n    return REGLA\n\n\nregla()\nREGLA = lambda v: 0 * v\n\n\n"
+        "def derivada(x):\n    return regla()(x)\n"
+    ),
+    "un generador que una copia de itertools.tee adelantó antes de cambiar el nombre que lee": (
+        "import itertools\n\n\ndef reglas():\n    while True:\n        yield REGLA\n\n\n"
+        "una, otra = itertools.tee(reglas())\nREGLA = lambda v: torch.autograd.grad(torch.sin(3 * v).sum(), v)[0]\n"
+        "next(una)\nREGLA = lambda v: 0 * v\n\n\ndef derivada(x):\n    return next(otra)(x)\n"
+    ),
+    "un método de la clase de un tensor cambiado a través de __class__": (
+        "import numpy as np\n\n\ndef oculto(t, *args, **kwargs):\n"
+        "    return torch.autograd.grad(torch.sin(3 * t).sum(), t)[0]\n\n\n"
+        "muestra = torch.zeros(1)\nmuestra.__class__.max = oculto\n\n\ndef derivada(x):\n    return np.amax(x)\n"
+    ),
+    "un método puesto en un objeto que recibe una función": (
+        "def oculto(t, *args, **kwargs):\n    return torch.autograd.grad(torch.sin(3 * t).sum(), t)[0]\n\n\n"
+        "def poner(objeto):\n    objeto.max = oculto\n\n\nponer(torch.zeros(1))\n\n\n"
+        "def derivada(x):\n    return 3 * torch.cos(3 * x)\n"
+    ),
+    "un elemento de un valor por omisión que otra celda llena con un objeto que calcula": (
+        "class Calculo:\n    def __getitem__(self, v):\n"
+        "        return torch.autograd.grad(torch.sin(3 * v).sum(), v)[0]\n\n\n"
+        "def derivada(x, memo=dict()):\n    if x is None:\n        return memo\n    return memo['calc'][x]\n\n\n"
+        "tabla = derivada(None)\ntabla['calc'] = Calculo()\n"
     ),
     "from __future__ import annotations": (
         "from __future__ import annotations\n\n\ndef derivada(x):\n    return 3 * torch.cos(3 * x)\n"

@@ -114,8 +114,7 @@ LIBRARY_NAMES = frozenset(
         "importlib.util.find_spec", "inspect.signature", "torch.cuda.is_available", "sys.version", "sys.version_info",
         "sys.platform",
         *(RECURSION_LIMIT := ("sys.setrecursionlimit", "sys.getrecursionlimit")),
-        *(f"functools.{name}" for name in "reduce partial wraps lru_cache cache cached_property total_ordering "
-          "cmp_to_key".split()),
+        *(f"functools.{name}" for name in ("reduce", "partial", "wraps", "total_ordering", "cmp_to_key")),
         *(f"contextlib.{name}" for name in ("contextmanager", "nullcontext", "suppress")),
         *(f"dataclasses.{name}" for name in ("dataclass", "field")),
         *(f"string.{name}" for name in "ascii_letters ascii_lowercase ascii_uppercase digits punctuation".split()),
@@ -386,19 +385,20 @@ def _passage(name):
 
 @functools.lru_cache(maxsize=8192)
 def _library(dotted):
-    """``(canonical name, why the notebook may not reach it or None, whether it is a class)`` of a dotted name: one of
+    """``(canonical name, why the notebook may not reach it or None, what it is)`` of a dotted name (``"class"``,
+    ``"callable"``, ``"module"`` or ``"data"``; ``""`` if unknown): one of
     :data:`LIBRARY_NAMES`, or a public name of a module in :data:`LIBRARY_MODULES`, reached through modules that are
     allowed too. The modules are walked as the grader has them (a module not installed stays a name: nothing of it
     can run either)."""
     parts = dotted.split(".")
     if any(p.startswith("_") and not (p.startswith("__") and p.endswith("__")) for p in parts):
-        return dotted, f"«{dotted}», que no es público", False
+        return dotted, f"«{dotted}», que no es público", ""
     try:
         value = (sys.modules.get(parts[0]) or importlib.import_module(parts[0])) if _passage(parts[0]) else None
     except Exception:  # not installed (or broken): nothing of it can run
-        return dotted, None, False
+        return dotted, None, ""
     if value is None:
-        return dotted, f"«{dotted}», de un módulo que la lectura no conoce", False
+        return dotted, f"«{dotted}», de un módulo que la lectura no conoce", ""
     name, written, allowed = parts[0], parts[0], _whole_module(parts[0])
     for part in parts[1:]:
         written = f"{written}.{part}"
@@ -410,19 +410,25 @@ def _library(dotted):
             except Exception:
                 value = None
             if value is None:
-                return dotted, f"«{dotted}», que no existe", False
+                return dotted, f"«{dotted}», que no existe", ""
         if isinstance(value, types.ModuleType):
             name = written if written in LIBRARY_NAMES else value.__name__
             allowed = written in LIBRARY_NAMES or _whole_module(name)
             if not (allowed or _passage(name)):
-                return name, f"«{dotted}», que lleva al módulo «{name}», que la lectura no conoce", False
+                return name, f"«{dotted}», que lleva al módulo «{name}», que la lectura no conoce", ""
         else:
             name, allowed = f"{name}.{part}", allowed or written in LIBRARY_NAMES
     if not (allowed or (isinstance(value, types.ModuleType) and _passage(name))):
-        return name, f"«{dotted}», que la lectura no conoce", False
+        return name, f"«{dotted}», que la lectura no conoce", ""
     if _under(name, LIBRARY_REFUSED) or _under(written, LIBRARY_REFUSED):
-        return name, f"«{dotted}», que convierte un texto en código", False
-    return name, None, isinstance(value, type)
+        return name, f"«{dotted}», que convierte un texto en código", ""
+    return name, None, _kind(value)
+
+
+def _kind(value):
+    if isinstance(value, types.ModuleType):
+        return "module"
+    return "class" if isinstance(value, type) else "callable" if callable(value) else "data"
 
 
 class _Walk:
@@ -514,6 +520,8 @@ class Notebook:
         # Every statement that puts code into an attribute, whatever object it reaches it through (``clases[0].tanh =
         # …``, ``(Valor or None).tanh = …``): a reading that calls a method or function of that name reads it too.
         self.attribute_stores, self.container_stores = {}, []  # (the same for an element of a list or a dict)
+        classes = [node for unit in self.units for node in ast.walk(unit) if isinstance(node, ast.ClassDef)]
+        self.methods = {f.name for c in classes for f in c.body if isinstance(f, _DEFINITIONS[:2])}  # theirs
         for unit in self.units:
             self.walk.run(unit, self.scopes.get(id(unit)), functools.partial(self._index_store, unit))
         self.hidden = list(dict.fromkeys(self.hidden))
@@ -737,7 +745,7 @@ class Notebook:
             parent = _parents_of(unit).get(id(node))
             if isinstance(parent, ast.Attribute) and parent.value is node:
                 return False  # a part of a longer chain
-            if not any(_library(name)[2] for name in self.dotted(node, scope)):
+            if not any(_library(name)[2] == "class" for name in self.dotted(node, scope)):
                 return False
         parents = _parents_of(unit)
         parent = parents.get(id(node))
@@ -763,7 +771,7 @@ class Notebook:
         object it reaches them through, except an object its function made itself (:meth:`_fresh_local`)."""
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in FILLING:
             if any(self._code_like(a) for a in [*node.args, *(k.value for k in node.keywords)]):
-                if not self._fresh_local(node.func, scope):  # ``reglas.update(tanh=f)``
+                if not self._fresh_local(node.func.value, scope):  # ``reglas.update(tanh=f)``
                     self.container_stores.append((unit, self._global_root(node.func.value, scope)))
             return
         assigned = _assigned(node)
@@ -773,12 +781,70 @@ class Notebook:
             for store in ast.walk(target):
                 if not isinstance(store, ast.Attribute | ast.Subscript) or not isinstance(store.ctx, ast.Store):
                     continue
-                if self._fresh_local(store, scope):
+                if self._fresh_local(store.value, scope):
                     continue
                 if isinstance(store, ast.Attribute):
                     self.attribute_stores.setdefault(store.attr, []).append(unit)
+                    if not self._owned(store.value, scope) and self._may_be_code(assigned[1], scope):
+                        written = ast.unparse(store)[:40]
+                        self.hidden.append(f"«{written}», código puesto en un objeto que puede ser de una biblioteca")
                 else:
                     self.container_stores.append((unit, self._global_root(store, scope)))
+
+    def _owned(self, value, scope):
+        """Whether ``value`` (the object of ``value.attr = …``) is an object the notebook made: a method's ``self``, a
+        local its function only binds to new objects, or a notebook name bound only by ``def``/``class`` or to a new
+        object (a literal, an instance of a notebook class or of a library's class). Anything else (a parameter, an
+        attribute of another object, what a call returns) may be a library's object that its own code reads."""
+        if not isinstance(value, ast.Name):
+            return False
+        kind = self.walk.resolve(value.id, scope)[0]
+        if kind == "local":
+            return self._fresh_local(value, scope)
+        if kind != "global" or self._imported(value.id):
+            return False
+        return all(
+            (isinstance(unit, _DEFINITIONS) and unit.name == value.id) or self._made_here(unit, value.id)
+            for unit, _ in self.bindings[value.id]
+        )
+
+    def _made_here(self, unit, name):
+        """Whether ``unit`` binds ``name``, directly, to a new object (see :meth:`_owned`)."""
+        if not isinstance(unit, ast.Assign) or not all(isinstance(t, ast.Name) for t in unit.targets):
+            return False
+        value = unit.value
+        if self._new_object(value, None):
+            return True
+        if not isinstance(value, ast.Call):
+            return False
+        if isinstance(value.func, ast.Name) and self.walk.resolve(value.func.id, None)[0] == "global":
+            return all(isinstance(u, ast.ClassDef) for u, _ in self.bindings[value.func.id])
+        names = self.dotted(value.func, None)
+        return bool(names) and all(_library(n)[2] == "class" for n in names)
+
+    def _may_be_code(self, value, scope):
+        """Whether ``value`` may be a function: it mentions a lambda, a notebook function or class, a method the
+        notebook defines, or a library's function or class without calling it (``torch.Tensor.sum_to_size``), or it
+        is what a notebook function returns."""
+        if value is None:
+            return True
+        parents = {id(child): node for node in ast.walk(value) for child in ast.iter_child_nodes(node)}
+        for node in ast.walk(value):
+            called = isinstance(parents.get(id(node)), ast.Call) and parents[id(node)].func is node
+            if isinstance(node, ast.Lambda):
+                return True
+            if isinstance(node, ast.Attribute) and node.attr in self.methods and not called:
+                return True
+            if isinstance(node, ast.Name | ast.Attribute) and not called:
+                if any(_library(n)[2] in ("class", "callable") for n in self.dotted(node, scope)):
+                    return True
+            if isinstance(node, ast.Name):
+                kind = self.walk.resolve(node.id, scope)[0]
+                if kind == "global" and any(isinstance(u, _DEFINITIONS) for u, _ in self.bindings[node.id]):
+                    return True
+                if kind == "local" and not called and _local_definition(node.id, scope):
+                    return True
+        return False
 
     def _global_root(self, node, scope):
         """The notebook name at the root of ``node``, or None if it is an expression or a function's local (another
@@ -786,11 +852,10 @@ class Notebook:
         root = _root(node)
         return root if root is not None and self.walk.resolve(root.id, scope)[0] == "global" else None
 
-    def _fresh_local(self, store, scope):
-        """Whether ``store`` (``t[k]``, ``t.a``) changes, directly, a local that its function only ever binds to a new
-        object (``t = {}``, ``t = dict(…)``, ``t = torch.zeros(…)``). A parameter, or a local bound otherwise
-        (``t = next(iter([REGLAS]))``, by a loop, by unpacking), may be any object."""
-        root = store.value
+    def _fresh_local(self, root, scope):
+        """Whether ``root`` (the ``t`` of ``t[k] = …``, ``t.a = …``) is a local that its function only ever binds to a
+        new object (``t = {}``, ``t = dict(…)``, ``t = torch.zeros(…)``), or a method's ``self``. A parameter, or a
+        local bound otherwise (``t = next(iter([REGLAS]))``, by a loop), may be any object."""
         if not isinstance(root, ast.Name) or self.walk.resolve(root.id, scope)[0] != "local":
             return False
         while root.id not in scope.locals:
@@ -849,7 +914,10 @@ class Notebook:
         or a binding of it reads one (``otro = REGLAS``), or it is reached through an expression."""
         if root is None or root.id in names:
             return True
-        return any(n in names for unit, _ in self.bindings.get(root.id, []) for n in _loads_in(unit))
+        bindings = self.bindings.get(root.id, [])
+        if any(not self._made_here(unit, root.id) and _assigned_call(unit, root.id) for unit, _ in bindings):
+            return True  # ``tabla = devolver_memo()``: whatever the call returns
+        return any(n in names for unit, _ in bindings for n in _loads_in(unit))
 
     def _code_like(self, value):
         """Whether a value may be code (a function, a method, a class): not a literal, arithmetic, or what a module's
@@ -1072,6 +1140,38 @@ def _pairs(assigned):
     return found
 
 
+def _local_definition(name, scope):
+    """Whether the local ``name`` is a function or class defined in its scope."""
+    while scope is not None and name not in scope.locals:
+        scope = scope.parent
+    return scope is not None and any(
+        isinstance(n, _DEFINITIONS) and n.name == name for n in ast.walk(scope.node) if n is not scope.node
+    )
+
+
+def _defaulted(name, scope):
+    """Whether the local ``name`` is a parameter with a default value (an object that outlives each call)."""
+    while scope is not None and name not in scope.locals:
+        scope = scope.parent
+    if scope is None or not isinstance(scope.node, _FUNCTIONS):
+        return False
+    arguments = scope.node.args
+    positional = [*arguments.posonlyargs, *arguments.args]
+    with_default = positional[len(positional) - len(arguments.defaults) :]
+    with_default += [a for a, d in zip(arguments.kwonlyargs, arguments.kw_defaults, strict=True) if d is not None]
+    return any(a.arg == name for a in with_default)
+
+
+def _assigned_call(unit, name):
+    """Whether ``unit`` binds ``name`` to what a call returns (or to a part of it)."""
+    for node in ast.walk(unit):
+        for target, value in _pairs(_assigned(node)):
+            named = any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(target))
+            if named and value is not None and any(isinstance(n, ast.Call) for n in ast.walk(value)):
+                return True
+    return False
+
+
 def _element_local(name, scope):
     """Whether ``name`` is a local that may hold what a container held: bound by a loop, a comprehension, a ``with``
     or an assignment, not a parameter (what a call passes is read there) nor a ``def``."""
@@ -1133,7 +1233,12 @@ def _immutable(notebook, unit, name):
         return True
     if not isinstance(unit, ast.Assign | ast.AnnAssign) or unit.value is None:
         return False
-    for node in ast.walk(unit.value):
+    return _immutable_value(notebook, unit.value)
+
+
+def _immutable_value(notebook, value):
+    """Whether ``value`` is made only of :data:`IMMUTABLE_NODES` (a default argument, a notebook value)."""
+    for node in ast.walk(value):
         if not isinstance(node, IMMUTABLE_NODES):
             return False
         if isinstance(node, ast.Attribute) and not all(_under(d, PLAIN_MODULES) for d in notebook.dotted(node, None)):
@@ -1222,7 +1327,7 @@ def read(answer_name, sources=None):
             if target is None and not _immutable(notebook, unit, name):
                 # another name may hold the same object and change it out of sight
                 reading.not_plain.append(f"«{name}», un valor del cuaderno que otro código puede cambiar")
-            pending.append((unit, (max(when[0], notebook.position[id(unit)]), when[1])))
+            pending.append((unit, (notebook.position[id(unit)], end)))  # its functions may run at any later time
         aliases = notebook.aliases(name)
         changes = [u for alias in aliases for u in notebook.changes.get(alias, [])]
         changes += [u for u, root in notebook.container_stores if root is not None and root.id in aliases]
@@ -1249,6 +1354,10 @@ def read(answer_name, sources=None):
             calls_element = True
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and _element_local(node.func.id, scope):
             calls_element = True  # ``for f in TABLA: f(x)``
+        elif isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load) and isinstance(node.value, ast.Name):
+            # ``TABLA[0]``, ``memo["k"]`` (a default): what the element is may run code (``__getitem__``, a call)
+            kind = notebook.walk.resolve(node.value.id, scope)[0]
+            calls_element |= kind == "global" or (kind == "local" and _defaulted(node.value.id, scope))
         if not isinstance(node, PLAIN_NODES):
             reading.not_plain.append(type(node).__name__)
         if isinstance(node, ast.Constant) and type(node.value) is complex:
@@ -1257,7 +1366,7 @@ def read(answer_name, sources=None):
             reading.not_plain.append("un decorador")
         if isinstance(node, _FUNCTIONS):
             defaults = [d for d in [*node.args.defaults, *node.args.kw_defaults] if d is not None]
-            if any(isinstance(n, MUTABLE_DISPLAYS) for d in defaults for n in ast.walk(d)):
+            if not all(_immutable_value(notebook, d) for d in defaults):
                 reading.not_plain.append("un valor por omisión que otro código puede llenar")
         when = now[:2] if _deferred(scope) else (now[2],) * 2
         if isinstance(node, ast.Attribute):
