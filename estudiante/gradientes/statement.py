@@ -488,7 +488,7 @@ class Notebook:
     def __init__(self, sources):
         self.bindings, self.changes, self.calls, self.stars, self.hidden, self.units = {}, {}, {}, [], [], []
         self.expanded = set()  # the names that the line of a magic writes in ({paquete})
-        self._order, self.scopes, self._aliases = {}, {}, {}  # scopes: id(top-level statement) -> where it runs
+        self._order, self.scopes, self._aliases, self._bound_to = {}, {}, {}, None  # scopes: id(statement) -> where
         raised = set()
         for source in sources:
             module, reasons = _parse(str(source))
@@ -897,16 +897,18 @@ class Notebook:
     def aliases(self, name):
         """``name`` and the notebook names that are other names of its object or of a part of it (``otra = TABLA``,
         ``capa = modelo.capa``, ``a, b = TABLA, 0``): what changes through them changes it."""
-        if name in self._aliases:
-            return self._aliases[name]
-        found, pending = {name}, [name]
-        while pending:
-            current = pending.pop()
-            for other, bindings in self.bindings.items():
-                if other not in found and any(_names_part_of(unit, other, current) for unit, _ in bindings):
-                    found.add(other)
-                    pending.append(other)
-        self._aliases[name] = frozenset(found)
+        if self._bound_to is None:  # the names bound to each name, or to a part of it, once for the notebook
+            self._bound_to = {}
+            for unit in self.units:
+                for bound, root in _named_parts(unit):
+                    self._bound_to.setdefault(root, set()).add(bound)
+        if name not in self._aliases:
+            found, pending = {name}, [name]
+            while pending:
+                fresh = self._bound_to.get(pending.pop(), set()) - found
+                found |= fresh
+                pending += fresh
+            self._aliases[name] = frozenset(found)
         return self._aliases[name]
 
     def may_hold(self, root, names):
@@ -1109,8 +1111,10 @@ def _text_annotation(node):
     )
 
 
-def _names_part_of(unit, name, other):
-    """Whether ``unit`` binds ``name`` to ``other`` or to a part of it, as it is (``name = other[0]``)."""
+@functools.lru_cache(maxsize=8192)
+def _named_parts(unit):
+    """``[(name, other)]``: ``unit`` binds ``name`` to ``other`` or to a part of it, as it is (``name = other[0]``)."""
+    found = []
     for node in ast.walk(unit):
         assigned = _assigned(node)
         if assigned is None or assigned[1] is None:
@@ -1118,9 +1122,8 @@ def _names_part_of(unit, name, other):
         targets = [n.id for t in assigned[0] for n in ast.walk(t) if isinstance(n, ast.Name)]
         values = assigned[1].elts if isinstance(assigned[1], ast.Tuple | ast.List) else [assigned[1]]
         roots = [_root(v.value if isinstance(v, ast.Starred) else v) for v in values]
-        if name in targets and any(r is not None and r.id == other for r in roots):
-            return True
-    return False
+        found += [(name, root.id) for name in targets for root in roots if root is not None]
+    return found
 
 
 def _pairs(assigned):
