@@ -6,6 +6,15 @@ import pytest
 from helpers import LESSONS, read
 from nbclient import NotebookClient
 
+# The modules whose set-up is longest run first: with ``--dist loadfile`` each one runs on a single worker, and one
+# that starts last is the tail of the whole run.
+SLOW_FIRST = ("test_respuestas_erroneas", "test_despliegue", "test_observacion_09_11", "test_enunciados")
+
+
+def pytest_collection_modifyitems(items):
+    rank = {name: i for i, name in enumerate(SLOW_FIRST)}
+    items.sort(key=lambda item: rank.get(item.path.stem, len(SLOW_FIRST)))
+
 
 @pytest.fixture(params=LESSONS, ids=[lesson.id for lesson in LESSONS])
 def lesson(request):
