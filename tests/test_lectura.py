@@ -223,6 +223,11 @@ def test_a_prediction_that_can_reach_anything_but_plain_python_fails(code):
 # A rule that differentiates with autograd, put where an answer by hand looks it up.
 GRADIENTE = "lambda v: torch.autograd.grad(torch.sin(3 * v).sum(), v)[0]"
 HONEST_BY_HAND = {
+    "con una clase hija que llama al método de su madre y un tipo de numpy": (
+        "import numpy as np\n\n\nclass Madre:\n    def d(self, v):\n        return 3 * torch.cos(3 * v)\n\n\n"
+        "class Hija(Madre):\n    def d(self, v):\n        return Madre.d(self, v) + np.zeros(1, np.float64)[0]\n\n\n"
+        "def derivada(x):\n    return Hija().d(x)\n"
+    ),
     "con anotaciones, isinstance, type() para leer y bibliotecas del curso": (
         "import collections\nimport itertools\nfrom dataclasses import dataclass\n\nimport numpy as np\n\n\n"
         "@dataclass\nclass Punto:\n    x: float\n\n\ndef derivada(x: torch.Tensor) -> torch.Tensor:\n"
@@ -561,6 +566,17 @@ WITH_AUTOGRAD = {
         "        return torch.autograd.grad(torch.sin(3 * v).sum(), v)[0]\n\n\n"
         "def derivada(x, memo=dict()):\n    if x is None:\n        return memo\n    return memo['calc'][x]\n\n\n"
         "tabla = derivada(None)\ntabla['calc'] = Calculo()\n"
+    ),
+    "un método de una clase del cuaderno llamado con la clase de un tensor como self": (
+        "import numpy as np\n\n\ndef oculto(t, *args, **kwargs):\n"
+        "    return torch.autograd.grad(torch.sin(3 * t).sum(), t)[0]\n\n\n"
+        "class Ayuda:\n    def poner(self):\n        self.max = oculto\n\n\n"
+        "Ayuda.poner(torch.zeros(1).__class__)\n\n\ndef derivada(x):\n    return np.amax(x)\n"
+    ),
+    "la clase de un tensor devuelta por copy.copy": (
+        "import copy\n\n\ndef suave(t, dim):\n    return torch.autograd.grad(torch.sin(3 * t).sum(), t)[0]\n\n\n"
+        "T = copy.copy(torch.Tensor)\nT.softmax = suave\n\n\ndef derivada(x):\n"
+        "    return torch.nn.functional.softmin(x, dim=0)\n"
     ),
     "from __future__ import annotations": (
         "from __future__ import annotations\n\n\ndef derivada(x):\n    return 3 * torch.cos(3 * x)\n"

@@ -130,6 +130,8 @@ LIBRARY_REFUSED = (
 )  # fmt: skip
 # Modules that are the course's only way to name a module by a text: only these may be found by name.
 FOUND_BY_NAME = frozenset({"google", "google.colab", "graphviz", "torchviz", "gradientes"})
+# The flag of a class whose attributes cannot be changed (``Py_TPFLAGS_IMMUTABLETYPE``).
+IMMUTABLE_TYPE = 1 << 8
 # Builtins that only read what a class is (a class handed to them stays where it was).
 CLASS_READERS = frozenset({"isinstance", "issubclass", "print", "str", "repr", "id", "hash", "format", "callable"})
 # What a class defines to take over torch's functions on its objects.
@@ -426,9 +428,13 @@ def _library(dotted):
 
 
 def _kind(value):
+    """``"module"``, ``"class"`` (one whose attributes code can change: not ``numpy.float64``), ``"callable"`` or
+    ``"data"``."""
     if isinstance(value, types.ModuleType):
         return "module"
-    return "class" if isinstance(value, type) else "callable" if callable(value) else "data"
+    if isinstance(value, type) and not value.__flags__ & IMMUTABLE_TYPE:
+        return "class"
+    return "callable" if callable(value) else "data"
 
 
 class _Walk:
@@ -664,6 +670,8 @@ class Notebook:
                     self.hidden.append(f"«{name}» con los atributos que copia")
             if any(k.arg == "eval_str" for k in node.keywords):
                 self.hidden.append("«eval_str», que evalúa anotaciones escritas como texto")
+        if isinstance(node, ast.Call) and self._method_on_another(node, scope):
+            self.hidden.append(f"«{ast.unparse(node.func)[:40]}», un método llamado desde su clase con otro objeto")
         if isinstance(node, ast.Call) and self._names_a_module(node, scope):
             self.hidden.append("un módulo buscado por un nombre que no es uno de los del curso")
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "type":
@@ -721,6 +729,37 @@ class Notebook:
                         if not self._defined(argument.id):
                             self.changes.setdefault(argument.id, []).append(unit)
 
+    def _method_on_another(self, call, scope):
+        """Whether ``call`` runs a method of a notebook class through the class (``Valor.poner(objeto)``) on an object
+        that is not the ``self`` of the method it is in: a method's ``self`` is read as the class's own object."""
+        func = call.func
+        if not isinstance(func, ast.Attribute) or not isinstance(func.value, ast.Name):
+            return False
+        if self.walk.resolve(func.value.id, scope)[0] != "global":
+            return False
+        classes = [u for u, _ in self.bindings[func.value.id] if isinstance(u, ast.ClassDef)]
+        methods = [
+            f
+            for c in classes
+            for f in c.body
+            if isinstance(f, ast.FunctionDef | ast.AsyncFunctionDef)
+            and f.name == func.attr
+            and not any(isinstance(d, ast.Name) and d.id in ("staticmethod", "classmethod") for d in f.decorator_list)
+        ]
+        if not methods:
+            return False
+        first = call.args[0] if call.args else None
+        return not (isinstance(first, ast.Name) and self._is_own_self(first.id, scope))
+
+    def _is_own_self(self, name, scope):
+        """Whether ``name`` is the ``self`` of the method whose code is in ``scope``."""
+        while scope is not None and not isinstance(scope.node, _FUNCTIONS[:2]):
+            scope = scope.parent
+        if scope is None or scope.parent is None:
+            return False
+        first = [*scope.node.args.posonlyargs, *scope.node.args.args][:1]
+        return bool(first) and first[0].arg == name and _is_self(scope.node, scope.parent, first[0])
+
     def _names_a_module(self, call, scope):
         """Whether ``call`` makes a library import a module named by a text: ``importlib.util.find_spec`` of a module
         that is not one the course looks for, or a tensor's ``.type("…")`` (a dotted name it imports)."""
@@ -733,12 +772,15 @@ class Notebook:
         return not (isinstance(named, ast.Constant) and named.value in FOUND_BY_NAME)
 
     def _handed_class(self, unit, node, scope):
-        """Whether a library's class (``torch.Tensor``, or what ``type(x)`` gives) is kept or handed to other code
-        (bound to a name, put in a container, passed to the notebook's code), where a change to it would not be read.
-        Calling it, reading its attributes, subclassing it, comparing it, ``isinstance`` and annotations are read."""
+        """Whether a library's class (``torch.Tensor``, or what ``type(x)`` and ``x.__class__`` give) is kept or handed
+        to other code (bound to a name, put in a container, passed to a function), where a change to it would not be
+        read. Calling it, reading its attributes, subclassing it, comparing it, ``isinstance`` and annotations are
+        read."""
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "type":
             if len(node.args) != 1 or self.walk.resolve("type", scope)[0] != "builtin":
                 return False
+        elif isinstance(node, ast.Attribute) and node.attr == "__class__" and isinstance(node.ctx, ast.Load):
+            pass  # what ``x.__class__`` gives is a class, as ``type(x)``
         elif not isinstance(node, ast.Attribute | ast.Name) or not isinstance(node.ctx, ast.Load):
             return False
         else:
@@ -758,7 +800,7 @@ class Notebook:
                 return False
             if isinstance(parent.func, ast.Name) and parent.func.id in CLASS_READERS:
                 return self.walk.resolve(parent.func.id, scope)[0] != "builtin"
-            return not self.dotted(parent.func, scope)  # a library's function receives it
+            return True  # even a library's function may give it back (``copy.copy``)
         if isinstance(parent, ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
             return node not in [*getattr(parent, "bases", []), *parent.decorator_list, getattr(parent, "returns", 0)]
         if isinstance(parent, ast.Subscript):
