@@ -223,6 +223,11 @@ def test_a_prediction_that_can_reach_anything_but_plain_python_fails(code):
 # A rule that differentiates with autograd, put where an answer by hand looks it up.
 GRADIENTE = "lambda v: torch.autograd.grad(torch.sin(3 * v).sum(), v)[0]"
 HONEST_BY_HAND = {
+    "con un gancho que imprime en otra celda, sorted con key y una función de torch.func": (
+        "w = torch.ones(2, requires_grad=True)\nw.register_hook(lambda g: print(g))\n"
+        "orden = sorted([2, 1], key=lambda k: -k)\ncuadrado = torch.func.grad(lambda v: (v**2).sum())\n\n\n"
+        "def derivada(x):\n    return 3 * torch.cos(3 * x)\n"
+    ),
     "con una clase hija que llama al método de su madre y un tipo de numpy": (
         "import numpy as np\n\n\nclass Madre:\n    def d(self, v):\n        return 3 * torch.cos(3 * v)\n\n\n"
         "class Hija(Madre):\n    def d(self, v):\n        return Madre.d(self, v) + np.zeros(1, np.float64)[0]\n\n\n"
@@ -577,6 +582,34 @@ WITH_AUTOGRAD = {
         "import copy\n\n\ndef suave(t, dim):\n    return torch.autograd.grad(torch.sin(3 * t).sum(), t)[0]\n\n\n"
         "T = copy.copy(torch.Tensor)\nT.softmax = suave\n\n\ndef derivada(x):\n"
         "    return torch.nn.functional.softmin(x, dim=0)\n"
+    ),
+    "una función que numpy guarda para sus errores (numpy.seterrcall)": (
+        "import numpy\n\nENTRADAS = []\n\n\ndef gancho(tipo, bandera):\n    t = ENTRADAS[-1]\n"
+        "    v = t.detach().requires_grad_()\n    t.copy_(torch.autograd.grad(torch.sin(3 * v).sum(), v)[0])\n\n\n"
+        "numpy.seterr(all='call')\nnumpy.seterrcall(gancho)\n\n\ndef derivada(x):\n    ENTRADAS.append(x)\n"
+        "    numpy.divide(0.0, 0.0)\n    return x * 1\n"
+    ),
+    "una metaclase que un filtro de warnings consulta": (
+        "import warnings\n\n\nclass Meta(type):\n    def __subclasscheck__(cls, otra):\n        return False\n\n\n"
+        "class Aviso(metaclass=Meta):\n    pass\n\n\nwarnings.filterwarnings('ignore', category=Aviso)\n\n\n"
+        "def derivada(x):\n    return 3 * torch.cos(3 * x)\n"
+    ),
+    "un gancho registrado por otro nombre de un módulo dentro de una función": (
+        "def oculta(modulo, entradas, salida):\n    v = entradas[0].detach().requires_grad_()\n"
+        "    return torch.autograd.grad(torch.sin(3 * v).sum(), v)[0]\n\n\nMODULO = torch.nn.Identity()\n\n\n"
+        "def poner():\n    m = MODULO\n    m.register_forward_hook(oculta)\n\n\nponer()\n\n\n"
+        "def derivada(x):\n    return MODULO(x)\n"
+    ),
+    "una tabla cambiada con |= por otro nombre dentro de una función": (
+        "REGLAS = {'derivada': lambda v: 0 * v}\n\n\ndef oculta(v):\n"
+        "    return torch.autograd.grad(torch.sin(3 * v).sum(), v)[0]\n\n\n"
+        "def poner():\n    d = REGLAS\n    d |= {'derivada': oculta}\n\n\nponer()\n\n\n"
+        "def derivada(x):\n    return REGLAS['derivada'](x)\n"
+    ),
+    "ganchos de torch que un generador deja activos, detenido dentro del with": (
+        "def empaquetar(t):\n    return torch.autograd.grad(t.sum(), t)[0]\n\n\ndef activar():\n"
+        "    with torch.autograd.graph.saved_tensors_hooks(empaquetar, lambda t: t):\n        yield\n\n\n"
+        "activo = activar()\nnext(activo)\n\n\ndef derivada(x):\n    return 3 * torch.cos(3 * x)\n"
     ),
     "from __future__ import annotations": (
         "from __future__ import annotations\n\n\ndef derivada(x):\n    return 3 * torch.cos(3 * x)\n"

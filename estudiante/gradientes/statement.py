@@ -130,12 +130,24 @@ LIBRARY_REFUSED = (
 )  # fmt: skip
 # Modules that are the course's only way to name a module by a text: only these may be found by name.
 FOUND_BY_NAME = frozenset({"google", "google.colab", "graphviz", "torchviz", "gradientes"})
+# Library functions that call the code they receive only while they run, or return it inside what they give
+# (bound to a notebook name, and read with it).
+CALL_ONLY = (
+    "functools", "itertools", "math", "re", "json", "copy", "heapq", "bisect", "graphlib", "dataclasses",
+    "torch.autograd.functional", "torch.autograd.grad", "torch.autograd.gradcheck", "torch.autograd.gradgradcheck",
+    "torch.autograd.forward_ad", "torch.func", "torch.no_grad", "torch.enable_grad", "torch.inference_mode",
+    "torch.set_grad_enabled", "torch.vmap", "torch.testing", "numpy.vectorize", "numpy.apply_along_axis",
+    "numpy.frompyfunc", "matplotlib.pyplot",
+)  # fmt: skip
 # The flag of a class whose attributes cannot be changed (``Py_TPFLAGS_IMMUTABLETYPE``).
 IMMUTABLE_TYPE = 1 << 8
 # Builtins that only read what a class is (a class handed to them stays where it was).
 CLASS_READERS = frozenset({"isinstance", "issubclass", "print", "str", "repr", "id", "hash", "format", "callable"})
 # What a class defines to take over torch's functions on its objects.
 TORCH_PROTOCOLS = frozenset({"__torch_function__", "__torch_dispatch__"})
+# And the methods that other code runs on its own, at moments the reading cannot know (``issubclass`` in a warnings
+# filter, the garbage collector), or that a metaclass defines.
+IMPLICIT_PROTOCOLS = TORCH_PROTOCOLS | {"__subclasscheck__", "__instancecheck__", "__subclasshook__", "__del__"}
 # Library functions that set attributes named by strings when given these arguments (``assigned=("__code__",)``).
 NAMED_COPIES = {"functools.update_wrapper": 2, "functools.wraps": 1}
 # IPython magics: those that bind no name, and those whose text is Python run in the notebook (read as code).
@@ -493,6 +505,7 @@ class Notebook:
 
     def __init__(self, sources):
         self.bindings, self.changes, self.calls, self.stars, self.hidden, self.units = {}, {}, {}, [], [], []
+        self.handed = []  # statements that give notebook code to a library that may keep it
         self.expanded = set()  # the names that the line of a magic writes in ({paquete})
         self._order, self.scopes, self._aliases, self._bound_to = {}, {}, {}, None  # scopes: id(statement) -> where
         raised = set()
@@ -521,13 +534,13 @@ class Notebook:
                 self.hidden.append(f"«{{{name}}}» en una orden mágica, que no es un texto")
         if "getattr" in self.bindings:  # a literal getattr() is read as an attribute: it must be the builtin
             self.hidden.append("«getattr» redefinido")
+        classes = [node for unit in self.units for node in ast.walk(unit) if isinstance(node, ast.ClassDef)]
+        self.methods = {f.name for c in classes for f in c.body if isinstance(f, _DEFINITIONS[:2])}  # theirs
         for unit in self.units:
             self._scan(unit)
         # Every statement that puts code into an attribute, whatever object it reaches it through (``clases[0].tanh =
         # …``, ``(Valor or None).tanh = …``): a reading that calls a method or function of that name reads it too.
         self.attribute_stores, self.container_stores = {}, []  # (the same for an element of a list or a dict)
-        classes = [node for unit in self.units for node in ast.walk(unit) if isinstance(node, ast.ClassDef)]
-        self.methods = {f.name for c in classes for f in c.body if isinstance(f, _DEFINITIONS[:2])}  # theirs
         for unit in self.units:
             self.walk.run(unit, self.scopes.get(id(unit)), functools.partial(self._index_store, unit))
         self.hidden = list(dict.fromkeys(self.hidden))
@@ -540,21 +553,22 @@ class Notebook:
             for n in _names_in(unit)
             if n in self.bindings
         )
-        key = (id(unit), signature, tuple(self.stars))
+        key = (id(unit), signature, tuple(self.stars), frozenset(self.methods & _attributes_in(unit)))
         found = _SCANS.get(key)
         if found is None or found[0] is not unit:
-            hidden, changes, calls = len(self.hidden), {}, {}
+            hidden, handed, changes, calls = len(self.hidden), len(self.handed), {}, {}
             self.changes, saved_changes = changes, self.changes
             self.calls, saved_calls = calls, self.calls
             self.walk.run(unit, self.scopes.get(id(unit)), functools.partial(self._hiding, unit))
             self.changes, self.calls = saved_changes, saved_calls
-            found = (unit, self.hidden[hidden:], changes, calls)
-            del self.hidden[hidden:]
+            found = (unit, self.hidden[hidden:], self.handed[handed:], changes, calls)
+            del self.hidden[hidden:], self.handed[handed:]
             if len(_SCANS) > 20000:
                 _SCANS.clear()
             _SCANS[key] = found
-        _, hidden, changes, calls = found
+        _, hidden, handed, changes, calls = found
         self.hidden += hidden
+        self.handed += handed
         for name, units in changes.items():
             self.changes.setdefault(name, []).extend(units)
         for name, units in calls.items():
@@ -659,9 +673,13 @@ class Notebook:
         if isinstance(node, ast.Name) and node.id in DYNAMIC_CALLS and isinstance(node.ctx, ast.Load):
             if resolve(node.id, scope)[0] in ("builtin", "unknown"):  # called, or handed on under another name
                 self.hidden.append(f"{node.id}()")
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name in TORCH_PROTOCOLS:
+        if isinstance(node, ast.ClassDef) and (
+            any(k.arg == "metaclass" for k in node.keywords) or any(self._is_type(b, scope) for b in node.bases)
+        ):
+            self.hidden.append(f"la metaclase de «{node.name}»")
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name in IMPLICIT_PROTOCOLS:
             self.hidden.append(f"«{node.name}»")
-        if isinstance(node, ast.Name) and node.id in TORCH_PROTOCOLS:
+        if isinstance(node, ast.Name) and node.id in IMPLICIT_PROTOCOLS:
             self.hidden.append(f"«{node.id}»")
         if isinstance(node, ast.Call):
             for name in self.dotted(node.func, scope):
@@ -670,6 +688,8 @@ class Notebook:
                     self.hidden.append(f"«{name}» con los atributos que copia")
             if any(k.arg == "eval_str" for k in node.keywords):
                 self.hidden.append("«eval_str», que evalúa anotaciones escritas como texto")
+        if isinstance(node, ast.Call) and self._handed_code(unit, node, scope):
+            self.handed.append(unit)
         if isinstance(node, ast.Call) and self._method_on_another(node, scope):
             self.hidden.append(f"«{ast.unparse(node.func)[:40]}», un método llamado desde su clase con otro objeto")
         if isinstance(node, ast.Call) and self._names_a_module(node, scope):
@@ -713,8 +733,14 @@ class Notebook:
                     self.hidden.append(f"un cambio en el módulo «{changed.id}»")
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
             changed = _root(node.func)  # a method may keep what it receives
+        if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
+            changed = node.target  # ``d |= {…}`` changes in place what ``d`` is
         if changed is not None and resolve(changed.id, scope)[0] == "global" and not self._imported(changed.id):
             self.changes.setdefault(changed.id, []).append(unit)  # (a module's own changes are hidden, above)
+        elif changed is not None and resolve(changed.id, scope)[0] == "local":
+            for name in _aliased_globals(changed.id, scope, resolve):  # ``m = MODULO; m.register_…(f)``
+                if not self._imported(name):
+                    self.changes.setdefault(name, []).append(unit)
         if isinstance(node, ast.Call):
             if isinstance(node.func, ast.Name) and resolve(node.func.id, scope)[0] == "global":
                 self.calls.setdefault(node.func.id, []).append(unit)
@@ -728,6 +754,38 @@ class Notebook:
                     if isinstance(argument, ast.Name) and resolve(argument.id, scope)[0] == "global":
                         if not self._defined(argument.id):
                             self.changes.setdefault(argument.id, []).append(unit)
+
+    def _is_type(self, node, scope):
+        return isinstance(node, ast.Name) and node.id == "type" and self.walk.resolve("type", scope)[0] == "builtin"
+
+    def _handed_code(self, unit, call, scope):
+        """Whether ``call`` gives notebook code (a lambda, a notebook function or class, one of its methods) to a
+        library's function that may keep it and run it later, during any other call (``numpy.seterrcall(f)``, a
+        filter of ``warnings``, ``abc`` registers): builtins and :data:`CALL_ONLY` only call it while they run, and so
+        does a context manager whose ``with`` never stops halfway (no ``yield`` or ``await`` in it)."""
+        names = self.dotted(call.func, scope)
+        if not names or all(_under(n, CALL_ONLY) or _under(n, LIBRARY_PACKAGES) for n in names):
+            return False
+        parents = _parents_of(unit)
+        item = parents.get(id(call))
+        block = parents.get(id(item))
+        if isinstance(item, ast.withitem) and item.context_expr is call and isinstance(block, ast.With):
+            if not any(isinstance(n, ast.Yield | ast.YieldFrom | ast.Await) for n in ast.walk(block)):
+                return False
+        for argument in [*call.args, *(k.value for k in call.keywords)]:
+            parents = {id(child): node for node in ast.walk(argument) for child in ast.iter_child_nodes(node)}
+            for node in ast.walk(argument):
+                if isinstance(parents.get(id(node)), ast.Call) and parents[id(node)].func is node:
+                    continue  # called here, not handed over (``torch.tensor([f(v) for v in datos])``)
+                if isinstance(node, ast.Lambda) or (isinstance(node, ast.Attribute) and node.attr in self.methods):
+                    return True
+                if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+                    kind = self.walk.resolve(node.id, scope)[0]
+                    if kind == "global" and any(isinstance(u, _DEFINITIONS) for u, _ in self.bindings[node.id]):
+                        return True
+                    if kind == "local" and _local_definition(node.id, scope):
+                        return True
+        return False
 
     def _method_on_another(self, call, scope):
         """Whether ``call`` runs a method of a notebook class through the class (``Valor.poner(objeto)``) on an object
@@ -1120,6 +1178,11 @@ def _loads_in(unit):
 
 
 @functools.lru_cache(maxsize=8192)
+def _attributes_in(unit):
+    return frozenset(node.attr for node in ast.walk(unit) if isinstance(node, ast.Attribute))
+
+
+@functools.lru_cache(maxsize=8192)
 def _names_in(unit):
     return frozenset(node.id for node in ast.walk(unit) if isinstance(node, ast.Name))
 
@@ -1182,6 +1245,31 @@ def _pairs(assigned):
             found += zip(target.elts, value.elts, strict=True)
         else:
             found.append((target, value))
+    return found
+
+
+def _aliased_globals(name, scope, resolve, depth=0):
+    """The notebook names that the local ``name`` may be another name of, or a part of: ``m = MODULO``,
+    ``t = PILA[-1]``, ``for t in PILA``, or another such local."""
+    while scope is not None and name not in scope.locals:
+        scope = scope.parent
+    if scope is None or depth > 8:
+        return set()
+    found = set()
+    for node in ast.walk(scope.node):
+        pairs = _pairs(_assigned(node))
+        if isinstance(node, ast.For | ast.AsyncFor | ast.comprehension):
+            pairs = [(node.target, node.iter)]
+        for target, value in pairs:
+            if value is None or not any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(target)):
+                continue
+            roots = value.elts if isinstance(value, ast.Tuple | ast.List) else [value]
+            for root in (_root(r.value if isinstance(r, ast.Starred) else r) for r in roots):
+                kind = resolve(root.id, scope)[0] if root is not None else None
+                if kind == "global":
+                    found.add(root.id)
+                elif kind == "local" and root.id != name:
+                    found |= _aliased_globals(root.id, scope, resolve, depth + 1)
     return found
 
 
@@ -1435,6 +1523,7 @@ def read(answer_name, sources=None):
                 reading.unknown.append(f"el nombre «{node.id}», que el cuaderno no define")
 
     reach(answer_name, (end, end))
+    pending += [(unit, (notebook.position[id(unit)], end)) for unit in notebook.handed]  # a library may run it now
     pulled = set()
     while pending:
         unit, deferred = pending.pop()
