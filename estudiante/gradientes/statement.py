@@ -435,7 +435,7 @@ def _library(dotted):
     if not (allowed or (isinstance(value, types.ModuleType) and _passage(name))):
         return name, f"«{dotted}», que la lectura no conoce", ""
     if _under(name, LIBRARY_REFUSED) or _under(written, LIBRARY_REFUSED):
-        return name, f"«{dotted}», que convierte un texto en código", ""
+        return name, f"«{dotted}», que convierte un texto en código o carga un módulo por su nombre", ""
     return name, None, _kind(value)
 
 
@@ -772,20 +772,7 @@ class Notebook:
         if isinstance(item, ast.withitem) and item.context_expr is call and isinstance(block, ast.With):
             if not any(isinstance(n, ast.Yield | ast.YieldFrom | ast.Await) for n in ast.walk(block)):
                 return False
-        for argument in [*call.args, *(k.value for k in call.keywords)]:
-            parents = {id(child): node for node in ast.walk(argument) for child in ast.iter_child_nodes(node)}
-            for node in ast.walk(argument):
-                if isinstance(parents.get(id(node)), ast.Call) and parents[id(node)].func is node:
-                    continue  # called here, not handed over (``torch.tensor([f(v) for v in datos])``)
-                if isinstance(node, ast.Lambda) or (isinstance(node, ast.Attribute) and node.attr in self.methods):
-                    return True
-                if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
-                    kind = self.walk.resolve(node.id, scope)[0]
-                    if kind == "global" and any(isinstance(u, _DEFINITIONS) for u, _ in self.bindings[node.id]):
-                        return True
-                    if kind == "local" and _local_definition(node.id, scope):
-                        return True
-        return False
+        return any(self._may_be_code(a, scope, library=False) for a in [*call.args, *(k.value for k in call.keywords)])
 
     def _method_on_another(self, call, scope):
         """Whether ``call`` runs a method of a notebook class through the class (``Valor.poner(objeto)``) on an object
@@ -922,20 +909,23 @@ class Notebook:
         names = self.dotted(value.func, None)
         return bool(names) and all(_library(n)[2] == "class" for n in names)
 
-    def _may_be_code(self, value, scope):
+    def _may_be_code(self, value, scope, library=True):
         """Whether ``value`` may be a function: it mentions a lambda, a notebook function or class, a method the
         notebook defines, or a library's function or class without calling it (``torch.Tensor.sum_to_size``), or it
-        is what a notebook function returns."""
+        is what a notebook function returns. With ``library=False`` (what is handed to a library), only the notebook's
+        own code that is not called there counts."""
         if value is None:
             return True
-        parents = {id(child): node for node in ast.walk(value) for child in ast.iter_child_nodes(node)}
+        parents = _parents_of(value)
         for node in ast.walk(value):
             called = isinstance(parents.get(id(node)), ast.Call) and parents[id(node)].func is node
+            if called and not library:
+                continue  # called here, not handed over (``torch.tensor([f(v) for v in datos])``)
             if isinstance(node, ast.Lambda):
                 return True
             if isinstance(node, ast.Attribute) and node.attr in self.methods and not called:
                 return True
-            if isinstance(node, ast.Name | ast.Attribute) and not called:
+            if library and isinstance(node, ast.Name | ast.Attribute) and not called:
                 if any(_library(n)[2] in ("class", "callable") for n in self.dotted(node, scope)):
                     return True
             if isinstance(node, ast.Name):
@@ -958,8 +948,7 @@ class Notebook:
         local bound otherwise (``t = next(iter([REGLAS]))``, by a loop), may be any object."""
         if not isinstance(root, ast.Name) or self.walk.resolve(root.id, scope)[0] != "local":
             return False
-        while root.id not in scope.locals:
-            scope = scope.parent
+        scope = _binding_scope(root.id, scope)
         if isinstance(scope.node, _FUNCTIONS):  # what it receives, but a method's ``self``
             received = [a for a in ast.walk(scope.node.args) if isinstance(a, ast.arg) and a.arg == root.id]
             if received and not (scope.parent is not None and _is_self(scope.node, scope.parent, received[0])):
@@ -1251,8 +1240,7 @@ def _pairs(assigned):
 def _aliased_globals(name, scope, resolve, depth=0):
     """The notebook names that the local ``name`` may be another name of, or a part of: ``m = MODULO``,
     ``t = PILA[-1]``, ``for t in PILA``, or another such local."""
-    while scope is not None and name not in scope.locals:
-        scope = scope.parent
+    scope = _binding_scope(name, scope)
     if scope is None or depth > 8:
         return set()
     found = set()
@@ -1273,10 +1261,16 @@ def _aliased_globals(name, scope, resolve, depth=0):
     return found
 
 
-def _local_definition(name, scope):
-    """Whether the local ``name`` is a function or class defined in its scope."""
+def _binding_scope(name, scope):
+    """The scope, from ``scope`` outwards, that binds ``name`` (None for a notebook name)."""
     while scope is not None and name not in scope.locals:
         scope = scope.parent
+    return scope
+
+
+def _local_definition(name, scope):
+    """Whether the local ``name`` is a function or class defined in its scope."""
+    scope = _binding_scope(name, scope)
     return scope is not None and any(
         isinstance(n, _DEFINITIONS) and n.name == name for n in ast.walk(scope.node) if n is not scope.node
     )
@@ -1284,8 +1278,7 @@ def _local_definition(name, scope):
 
 def _defaulted(name, scope):
     """Whether the local ``name`` is a parameter with a default value (an object that outlives each call)."""
-    while scope is not None and name not in scope.locals:
-        scope = scope.parent
+    scope = _binding_scope(name, scope)
     if scope is None or not isinstance(scope.node, _FUNCTIONS):
         return False
     arguments = scope.node.args
@@ -1308,15 +1301,14 @@ def _assigned_call(unit, name):
 def _element_local(name, scope):
     """Whether ``name`` is a local that may hold what a container held: bound by a loop, a comprehension, a ``with``
     or an assignment, not a parameter (what a call passes is read there) nor a ``def``."""
-    while scope is not None and name not in scope.locals:
-        scope = scope.parent
+    scope = _binding_scope(name, scope)
     if scope is None or scope.locals[name]:  # a notebook name, or an import
         return False
     if isinstance(scope.node, _FUNCTIONS) and any(
         isinstance(a, ast.arg) and a.arg == name for a in ast.walk(scope.node.args)
     ):
         return False
-    return not any(isinstance(n, _DEFINITIONS) and n.name == name for n in ast.walk(scope.node) if n is not scope.node)
+    return not _local_definition(name, scope)
 
 
 def _is_self(function, around, argument):
