@@ -343,7 +343,7 @@ def test_a_prediction_is_compared_without_saying_what_the_cell_prints():
 
 
 def _with_sources(sources, check, *args, **kwargs):
-    from gradientes.statement import SOURCES
+    from gradientes.reading import SOURCES
 
     token = SOURCES.set(sources)
     try:
@@ -428,7 +428,7 @@ def test_a_call_stopped_at_its_time_limit_leaves_grad_mode_as_it_was(monkeypatch
 
 def test_a_statement_check_on_an_untouched_template_says_the_answer_is_not_written():
     """Before reading what an answer uses: nbgrader's template (docstring and comment kept) is no answer yet."""
-    from gradientes.statement import SOURCES, untouched
+    from gradientes.reading import SOURCES, untouched
 
     template = (
         'def gradiente(f, x):\n    """Devuelve df/dx en x."""\n    # TU CÓDIGO AQUÍ\n    raise NotImplementedError()\n'

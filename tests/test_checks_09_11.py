@@ -41,7 +41,7 @@ from gradientes.checks_11 import (
     with_externals,
     with_rules,
 )
-from gradientes.statement import SOURCES
+from gradientes.reading import SOURCES
 
 
 @pytest.fixture

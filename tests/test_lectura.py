@@ -6,9 +6,9 @@ Each case is the notebook's cells before the test cell (after the lesson's own i
 
 import pytest
 
-from gradientes import checks, statement
+from gradientes import checks
 from gradientes.checks import CheckFailure
-from gradientes.statement import SOURCES, RaisedCell, read
+from gradientes.reading import SOURCES, RaisedCell, cell_sources, read
 
 # The lessons' imports cell, Colab install included (a magic that binds no name, a fact read from importlib).
 IMPORTS = (
@@ -614,6 +614,10 @@ WITH_AUTOGRAD = {
     "from __future__ import annotations": (
         "from __future__ import annotations\n\n\ndef derivada(x):\n    return 3 * torch.cos(3 * x)\n"
     ),
+    "el propio lector, al que se le cambian las celdas que lee": (
+        "from gradientes.reading import cell_sources\n\ncell_sources.SOURCES.set([])\n\n\n"
+        "def derivada(x):\n    return 3 * torch.cos(3 * x)\n"
+    ),
 }
 
 
@@ -661,9 +665,9 @@ def test_the_lab_reads_the_latest_run_of_each_cell_and_the_grader_every_cell(mon
     second_try = "def derivada(x):\n    return 3 * torch.cos(3 * x)\n"
     history = ["", IMPORTS, LESSON, first_try, "print(derivada(torch.ones(2)))", second_try]
     monkeypatch.setattr(
-        statement, "get_ipython", lambda: type("Shell", (), {"user_ns": {"In": history}})(), raising=False
+        cell_sources, "get_ipython", lambda: type("Shell", (), {"user_ns": {"In": history}})(), raising=False
     )
-    assert statement.student_sources() == ["", IMPORTS, LESSON, "print(derivada(torch.ones(2)))", second_try]
+    assert cell_sources.student_sources() == ["", IMPORTS, LESSON, "print(derivada(torch.ones(2)))", second_try]
     checks.check_without_autograd("derivada")  # the lab: only the second run counts
     history.insert(4, "ayudas = [derivada]\n")  # in the lab, the cell's text is gone: as in the saved notebook
     checks.check_without_autograd("ayudas")

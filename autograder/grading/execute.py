@@ -26,8 +26,8 @@ from autograder.grading.preprocessors import KERNEL_DIED_NAME, TIMEOUT_NAME
 from autograder.grading.verdict import answer_names, run_test_cell
 from autograder.sealed.runner import OUTPUT_LIMIT
 from autograder.sealed.sandbox import KernelDied, Sandbox
+from gradientes.reading import RaisedCell
 from gradientes.remote_errors import ProtocolError, Timeout
-from gradientes.statement import RaisedCell
 
 KERNEL_DIED = (
     "El kernel se detuvo al ejecutar esta celda (¿os._exit, un fallo de memoria o un bucle que "

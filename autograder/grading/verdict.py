@@ -35,8 +35,8 @@ from gradientes.checks import (
     student_raised,
     student_too_slow,
 )
+from gradientes.reading import SOURCES
 from gradientes.remote_errors import ProtocolError, RemoteError, Timeout
-from gradientes.statement import SOURCES
 
 MAGIC = "%%comprobar"  # in the student's kernel, the cell magic of gradientes.selfcheck
 REVIEW = "revisar"  # the key, under "gradientes" in an output's metadata, of a test cell's note for the instructor

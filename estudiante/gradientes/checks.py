@@ -15,8 +15,8 @@ import types
 import torch
 
 from gradientes.integrity import tampered_names
+from gradientes.reading import PLAIN_MODULES, SOURCES, read, untouched
 from gradientes.remote_errors import RemoteError, Timeout, remote_properties
-from gradientes.statement import PLAIN_MODULES, SOURCES, read, untouched
 
 # Captured before any student code runs, so a replaced torch.allclose cannot help.
 _Tensor = torch.Tensor
@@ -695,7 +695,7 @@ def _same_object(names, forbidden):
 
 def check_statement(student_fn, *, forbidden=(), modules=ALLOWED_MODULES, hint=None):
     """Check that the code behind ``student_fn`` (a function, or the name of an answer) stays inside what the
-    statement allows. The reading fails closed (see :mod:`gradientes.statement`): the answer and everything it can
+    statement allows. The reading fails closed (see :mod:`gradientes.reading`): the answer and everything it can
     reach in the notebook is read in full; a name it cannot resolve, or dynamic access anywhere, fails; every
     module it reaches must be one of ``modules``, never through a private part (``torch._C``); and no dotted
     prefix (``"torch.autograd.functional"``), method (``".backward"``) or builtin (``"complex"``) of ``forbidden``
@@ -1038,7 +1038,7 @@ PREDICTION_HINT = (
 def check_prediction_is_plain(prediction):
     """A prediction cannot be computed: its code, and everything it reaches in the notebook, may contain only
     literals, operators, ``if``/loops/``return``, assignments to its own names, its parameters, ``math``,
-    ``itertools`` and a few builtins (an allowlist, see :data:`gradientes.statement.PLAIN_NODES`); anything else, or a
+    ``itertools`` and a few builtins (an allowlist, see :data:`gradientes.reading.PLAIN_NODES`); anything else, or a
     reading that is not complete, fails."""
     name = _answer_name(prediction)
     reading = _read_answer(name)

@@ -2,7 +2,7 @@
 operation may reach (an allowlist of elementary operations, read in full and failing closed)."""
 
 from gradientes.checks import CheckFailure, check_statement, check_tensor, fail, is_close, outside_allowlist
-from gradientes.statement import read
+from gradientes.reading import read
 
 # What, inside torch, leads to any operation by name (``torch.ops.aten.sinc``); the private parts (``torch._C``)
 # are refused by check_statement itself.

@@ -21,8 +21,8 @@ from gradientes.checks import (
     student_too_slow,
 )
 from gradientes.checks_09 import check_own_code  # noqa: F401 (lesson 10's softplus is written like 09's sinc)
+from gradientes.reading import SOURCES
 from gradientes.remote_errors import RemoteError, Timeout
-from gradientes.statement import SOURCES
 
 _autograd_grad = torch.autograd.grad
 _gradcheck = torch.autograd.gradcheck

@@ -25,7 +25,7 @@ from gradientes.checks import (
     is_tensor,
     outside_allowlist,
 )
-from gradientes.statement import notebook_reading, read, student_sources
+from gradientes.reading import notebook_reading, read, student_sources
 
 ENGINE_MODULES = ("math", "collections")
 EPS = 2.0**-52

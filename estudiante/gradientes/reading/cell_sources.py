@@ -1,0 +1,139 @@
+"""The student's cells as the reader receives them: the grader's copy or IPython's history, parsed, with the
+Python that IPython runs for a magic."""
+
+import ast
+import contextvars
+import functools
+import re
+
+from gradientes.reading import syntax
+
+# The student's code cells, in the order they ran, while the grader runs a test cell.
+SOURCES = contextvars.ContextVar("sources", default=None)
+
+# The magic of the test cells: its text runs in a namespace of its own (names it binds stay there), seeing the
+# notebook's names.
+TEST_MAGIC = "comprobar"
+# Magics whose code runs in a scope of its own (%%timeit's inside a function; a test cell's in its namespace): what it
+# binds is not the notebook's, except through ``global``.
+OWN_SCOPE_MAGICS = frozenset({"timeit", TEST_MAGIC})
+
+
+# IPython magics: those that bind no name, and those whose text is Python run in the notebook (read as code).
+SAFE_MAGICS = frozenset(
+    {"pip", "conda", "pinfo", "pinfo2", "psearch", "html", "markdown", "latex", "javascript", "svg", "bash", "sh",
+     "writefile", "system", "getoutput", "who", "whos", "pwd", "xmode", "precision"}
+)  # fmt: skip
+# Magics that bind nothing with these lines only (%config runs its line as Python; %matplotlib and %load_ext import a
+# module named on it).
+SAFE_LINES = {
+    "matplotlib": re.compile(r"\s*(inline|widget|ipympl|notebook|agg)?\s*"),
+    "config": re.compile(r"\s*(\w+(\.\w+)*(\s*=\s*('[\w.-]*'|\"[\w.-]*\"|-?\d+(\.\d+)?|True|False|None))?)?\s*"),
+    "load_ext": re.compile(r"\s*autoreload\s*"),
+    "autoreload": re.compile(r"\s*[0-3]?\s*"),
+}
+CODE_MAGICS = frozenset({"time", "timeit", "capture", TEST_MAGIC})
+# What the line of a magic that runs code may hold besides that code: the options of %timeit, %time and %capture
+# (and the name %%capture binds). Anything else on it (the setup code of %%timeit) cannot be read.
+MAGIC_OPTIONS = re.compile(r"(\s*(-[nrp]\s*\d+|-[tcqo]|--no-(stderr|stdout|display)))*\s*")
+
+
+class RaisedCell(str):
+    """The source of a cell that stopped at an exception (or did not end): what it binds after that point never ran,
+    so the bindings before it still count."""
+
+
+def student_sources():
+    """The code cells the student ran, in order: the grader's copy, or IPython's history in the lab."""
+    sources = SOURCES.get()
+    if sources is not None:
+        return list(sources)
+    try:
+        history = get_ipython().user_ns.get("In", [])  # IPython's builtin in a kernel
+    except NameError:
+        return []
+    return _latest_runs([c for c in history if isinstance(c, str)])
+
+
+def _latest_runs(history):
+    """IPython's history holds every run of every cell: a later run of the same cell (one that defines the same
+    functions and classes) replaces the earlier ones, as in the notebook that the grader runs from the top once."""
+    kept, seen = [], set()
+    for source in reversed(history):
+        module = parse(source)[0]
+        body = module.body if module is not None else []
+        defined = frozenset(unit.name for unit in body if isinstance(unit, syntax.DEFINITIONS))
+        if defined and defined in seen:
+            continue
+        seen.add(defined)
+        kept.append(source)
+    return kept[::-1]
+
+
+def _python(source):
+    """The Python that IPython runs for a cell (magics become ``get_ipython()`` calls), or None if IPython is absent."""
+    try:
+        from IPython.core.inputtransformer2 import TransformerManager
+    except ImportError:  # a bare Python: magics stay as they are, and do not parse
+        return None
+    return TransformerManager().transform_cell(source)
+
+
+@functools.lru_cache(maxsize=1024)
+def parse(source):
+    """``(module, reasons)`` of one cell: None if it does not parse (it ran nothing), and why it cannot be read."""
+    code = _python(source)
+    if code is None:
+        magic = any(line.lstrip().startswith(("%", "!")) for line in source.split("\n"))
+        return None, (["una orden mágica de IPython (%, !)"] if magic else [])
+    try:
+        return _LiteralGetattr().visit(ast.parse(code)), []
+    except (SyntaxError, ValueError):
+        return None, []
+
+
+class _LiteralGetattr(ast.NodeTransformer):
+    """``getattr(x, "nombre")`` with a literal name is the attribute ``x.nombre``, and is read as one; with a default,
+    ``getattr(x, "nombre", d)`` reaches both, read as ``(x.nombre, d)`` (a name that is computed stays dynamic)."""
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        name = node.args[1] if len(node.args) in (2, 3) and not node.keywords else None
+        if (
+            isinstance(node.func, ast.Name)
+            and node.func.id == "getattr"
+            and isinstance(name, ast.Constant)
+            and isinstance(name.value, str)
+            and name.value.isidentifier()
+        ):
+            found = ast.Attribute(value=node.args[0], attr=name.value, ctx=ast.Load())
+            if len(node.args) == 3:
+                found = ast.Tuple(elts=[found, node.args[2]], ctx=ast.Load())
+            return ast.copy_location(found, node)
+        return node
+
+
+def magic_call(node):
+    """``(kind, name, code)`` for a call ``get_ipython().run_line_magic(name, …)`` (or a cell magic, or a shell
+    command), with the text run as Python for a magic that runs it; None for any other node."""
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+        return None
+    inner = node.func.value
+    if not (isinstance(inner, ast.Call) and isinstance(inner.func, ast.Name) and inner.func.id == "get_ipython"):
+        return None
+    kind, args = node.func.attr, node.args
+    if kind in ("system", "getoutput"):
+        return kind, kind, None
+    if kind not in ("run_line_magic", "run_cell_magic") or not args or not isinstance(args[0], ast.Constant):
+        return kind, None, None
+    text = args[-1].value if isinstance(args[-1], ast.Constant) and isinstance(args[-1].value, str) else None
+    if kind == "run_line_magic" and text is not None:  # its options first, then the code it runs
+        text = text[MAGIC_OPTIONS.match(text).end() :]
+    elif kind == "run_cell_magic" and text is not None:
+        line = args[1].value if len(args) == 3 and isinstance(args[1], ast.Constant) else None
+        allowed = MAGIC_OPTIONS.fullmatch(line or "") or (
+            args[0].value == "capture" and re.fullmatch(r"(\s*--no-(stderr|stdout|display))*\s*\w*\s*", line or "")
+        )
+        if not isinstance(line, str) or not allowed:
+            text = None
+    return kind, args[0].value, text

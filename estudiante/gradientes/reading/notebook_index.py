@@ -1,0 +1,669 @@
+"""Every cell of a notebook read at once: the bindings of each name, what changes or hands out each one, and what
+makes any reading incomplete."""
+
+import ast
+import functools
+import re
+
+from gradientes.reading import allowlist, cell_sources, syntax
+
+# Calls that read or write a namespace, or run text as code: wherever they are, no name can be resolved.
+DYNAMIC_CALLS = frozenset(
+    {
+        "getattr",
+        "setattr",
+        "delattr",
+        "eval",
+        "exec",
+        "compile",
+        "__import__",
+        "globals",
+        "locals",
+        "vars",
+        "breakpoint",
+    }
+)
+DYNAMIC_NAMES = frozenset(
+    {"__builtins__", "__import__", "__loader__", "__spec__", "get_ipython", "_ih", "_oh", "In", "Out"}
+)
+# Attributes of frames, generators, coroutines and tracebacks: from any of them a chain reaches a frame, and a
+# frame's globals and builtins reach every name and module (``(i for i in ()).gi_frame.f_globals["torch"]``).
+FRAME_ATTRIBUTES = frozenset(
+    {
+        "gi_frame", "cr_frame", "ag_frame", "tb_frame", "tb_next", "gi_yieldfrom", "cr_await", "ag_await",
+        "f_globals", "f_builtins", "f_locals", "f_back", "f_code", "f_trace", "gi_code", "cr_code", "ag_code",
+    }
+)  # fmt: skip
+# What builds a container that code elsewhere can fill through another name (a prediction's defaults may not be one).
+MUTABLE_DISPLAYS = (ast.List, ast.Dict, ast.Set, ast.ListComp, ast.DictComp, ast.SetComp)
+# torch's functions that only build a tensor (what they return is data, never code).
+TENSOR_MAKERS = tuple(
+    f"torch.{name}"
+    for name in "zeros zeros_like ones ones_like tensor as_tensor full full_like empty empty_like rand rand_like randn "
+    "randn_like arange linspace stack cat".split()
+)
+# Builtins that always build a new container.
+NEW_CONTAINERS = frozenset({"dict", "list", "set"})
+
+
+# Methods that put what they receive into a container.
+FILLING = frozenset({"append", "extend", "insert", "update", "setdefault", "add"})
+
+
+# Dunder attributes that only name or describe an object (reading them reaches nothing).
+PLAIN_DUNDERS = frozenset(
+    {"__name__", "__qualname__", "__doc__", "__version__", "__file__", "__module__", "__code__", "__class__"}
+)
+# Those that only name an object may also be written (a test gives its function a readable name).
+NAMING_DUNDERS = frozenset({"__name__", "__qualname__", "__doc__"})
+
+
+# Builtins that only read what a class is (a class handed to them stays where it was).
+CLASS_READERS = frozenset({"isinstance", "issubclass", "print", "str", "repr", "id", "hash", "format", "callable"})
+# What a class defines to take over torch's functions on its objects.
+TORCH_PROTOCOLS = frozenset({"__torch_function__", "__torch_dispatch__"})
+# And the methods that other code runs on its own, at moments the reading cannot know (``issubclass`` in a warnings
+# filter, the garbage collector), or that a metaclass defines.
+IMPLICIT_PROTOCOLS = TORCH_PROTOCOLS | {"__subclasscheck__", "__instancecheck__", "__subclasshook__", "__del__"}
+# Library functions that set attributes named by strings when given these arguments (``assigned=("__code__",)``).
+NAMED_COPIES = {"functools.update_wrapper": 2, "functools.wraps": 1}
+
+
+_SCANS = {}  # (top-level statement, the bindings of the names it uses) -> what _hiding found there
+
+
+class Notebook:
+    """Every cell read at once: each top-level name's bindings, the statements that change or hand out a name
+    (``changes``), the statements that call a top-level function (``calls``: what a function that changes a name
+    receives may end up in it), and what makes the whole reading unknown (``hidden``)."""
+
+    def __init__(self, sources):
+        self.bindings, self.changes, self.calls, self.stars, self.hidden, self.units = {}, {}, {}, [], [], []
+        self.handed = []  # statements that give notebook code to a library that may keep it
+        self.expanded = set()  # the names that the line of a magic writes in ({paquete})
+        self._order, self.scopes, self._aliases, self._bound_to = {}, {}, {}, None  # scopes: id(statement) -> where
+        raised = set()
+        for source in sources:
+            module, reasons = cell_sources.parse(str(source))
+            self.hidden += reasons
+            if module is not None:
+                self._add(module)
+                if isinstance(source, cell_sources.RaisedCell):
+                    raised.update(id(unit) for unit in module.body)
+        self.walk = syntax.Walk(self)
+        self.position = {id(unit): i for i, unit in enumerate(self.units)}  # cells run in order
+        for unit in self.units:
+            for name, target, how in syntax.unit_bindings(unit, self.scopes.get(id(unit))):
+                how = "other" if how == "direct" and id(unit) in raised else how
+                if name == "*":
+                    self.stars.append(target)
+                elif name == ".":
+                    self.hidden.append(target)
+                else:
+                    self._order.setdefault(name, []).append(how)
+                    self.bindings.setdefault(name, []).append((unit, target))
+        for name in self.expanded:
+            bindings = self.bindings.get(name, [(None, None)])
+            if not all(self._text_only(unit, name) and target is None for unit, target in bindings):
+                self.hidden.append(f"«{{{name}}}» en una orden mágica, que no es un texto")
+        if "getattr" in self.bindings:  # a literal getattr() is read as an attribute: it must be the builtin
+            self.hidden.append("«getattr» redefinido")
+        classes = [node for unit in self.units for node in ast.walk(unit) if isinstance(node, ast.ClassDef)]
+        self.methods = {f.name for c in classes for f in c.body if isinstance(f, syntax.DEFINITIONS[:2])}  # theirs
+        for unit in self.units:
+            self._scan(unit)
+        # Every statement that puts code into an attribute, whatever object it reaches it through (``clases[0].tanh =
+        # …``, ``(Valor or None).tanh = …``): a reading that calls a method or function of that name reads it too.
+        self.attribute_stores, self.container_stores = {}, []  # (the same for an element of a list or a dict)
+        for unit in self.units:
+            self.walk.run(unit, self.scopes.get(id(unit)), functools.partial(self._index_store, unit))
+        self.hidden = list(dict.fromkeys(self.hidden))
+
+    def _scan(self, unit):
+        """:meth:`_hiding` over one top-level statement, remembered for the bindings of the names it uses (the same
+        cell in the next test cell's reading is not walked again)."""
+        signature = tuple(
+            (n, tuple((id(u), t) for u, t in self.bindings[n]), tuple(self._order[n]))
+            for n in syntax.names_in(unit)
+            if n in self.bindings
+        )
+        key = (id(unit), signature, tuple(self.stars), frozenset(self.methods & syntax.attributes_in(unit)))
+        found = _SCANS.get(key)
+        if found is None or found[0] is not unit:
+            hidden, handed, changes, calls = len(self.hidden), len(self.handed), {}, {}
+            self.changes, saved_changes = changes, self.changes
+            self.calls, saved_calls = calls, self.calls
+            self.walk.run(unit, self.scopes.get(id(unit)), functools.partial(self._hiding, unit))
+            self.changes, self.calls = saved_changes, saved_calls
+            found = (unit, self.hidden[hidden:], self.handed[handed:], changes, calls)
+            del self.hidden[hidden:], self.handed[handed:]
+            if len(_SCANS) > 20000:
+                _SCANS.clear()
+            _SCANS[key] = found
+        _, hidden, handed, changes, calls = found
+        self.hidden += hidden
+        self.handed += handed
+        for name, units in changes.items():
+            self.changes.setdefault(name, []).extend(units)
+        for name, units in calls.items():
+            self.calls.setdefault(name, []).extend(units)
+
+    def _add(self, module, own_scope=False):
+        """Index one module's top-level statements (and the Python that its code magics run). Code that runs in a
+        scope of its own (``own_scope``: %%timeit, a test cell) is read for what it does to the notebook's names,
+        but the names it binds are its own."""
+        scope = syntax.Scope(module, None) if own_scope else None
+        for unit in module.body:
+            self.units.append(unit)
+            if scope is not None:
+                self.scopes[id(unit)] = scope
+            for node in ast.walk(unit):
+                magic = cell_sources.magic_call(node)
+                if magic is None:
+                    continue
+                kind, name, text = magic
+                line = next(iter(node.args[:1] if kind in ("system", "getoutput") else node.args[1:2]), None)
+                if name not in cell_sources.CODE_MAGICS and line is not None:  # IPython runs {…} and $x in its line
+                    self._expansions(name or kind, line)
+                if name in cell_sources.CODE_MAGICS and text is not None:
+                    extra, reasons = cell_sources.parse(text)
+                    self.hidden += reasons
+                    if extra is None and text.strip():
+                        self.hidden.append(f"el código de la orden mágica «{name}», que no se puede leer")
+                    elif extra is not None:
+                        self._add(extra, own_scope or name in cell_sources.OWN_SCOPE_MAGICS)
+                elif name in cell_sources.CODE_MAGICS:
+                    self.hidden.append(f"la línea de la orden mágica «{name}»")
+                elif name in cell_sources.SAFE_LINES:
+                    if kind != "run_line_magic" or text is None or not cell_sources.SAFE_LINES[name].fullmatch(text):
+                        self.hidden.append(f"la orden mágica «{name}» con «{(text or '').strip()[:40]}»")
+                elif name not in cell_sources.SAFE_MAGICS:
+                    self.hidden.append(f"la orden mágica de IPython «{name or kind}»")
+
+    def _expansions(self, name, line):
+        """What IPython expands in the line of a magic or a shell command (``{expresión}``, ``$nombre``) runs as
+        Python: only a name bound to a text may be written there (:meth:`_text_only`)."""
+        text = line.value if isinstance(line, ast.Constant) and isinstance(line.value, str) else None
+        if text is None:
+            self.hidden.append(f"la línea de la orden mágica «{name}», que no es un texto")
+            return
+        fields = re.findall(r"\{([^{}]*)\}|\$\$|\$(\w*)", text)
+        for braced, dollar in fields:
+            written = braced or dollar
+            if written and not written.isidentifier():
+                self.hidden.append(f"la orden mágica «{name}» con «{written[:40]}», que ejecuta código")
+            elif written:
+                self.expanded.add(written)
+
+    def _text_only(self, unit, name):
+        """Whether every binding of ``name`` in ``unit`` gives it a text: a string literal, or an environment variable
+        with a literal default (``os.environ.get("X", "…")``); formatting a text runs nothing."""
+        if unit is None:
+            return False
+        found = False
+        for node in ast.walk(unit):
+            assigned = syntax.assignment(node)
+            targets = assigned[0] if assigned is not None else []
+            if not any(isinstance(n, ast.Name) and n.id == name for t in targets for n in ast.walk(t)):
+                continue
+            value = assigned[1]
+            literal = isinstance(value, ast.Constant) and isinstance(value.value, str)
+            environment = (
+                isinstance(value, ast.Call)
+                and set(self.dotted(value.func, None)) in ({"os.environ.get"}, {"os.getenv"})
+                and all(isinstance(a, ast.Constant) and isinstance(a.value, str) for a in value.args)
+                and len(value.args) == 2
+                and not value.keywords
+            )
+            if len(targets) != 1 or not isinstance(targets[0], ast.Name) or not (literal or environment):
+                return False
+            found = True
+        return found
+
+    def live(self, name, when=None):
+        """The bindings of ``name`` that may hold at some moment of ``when`` (the positions of the first and the last
+        top-level statement that may have run by then; by default, the whole notebook, as a test cell sees it): from
+        its last direct binding at the start of ``when`` on (cells run in order), and any binding in a function. A
+        binding that reads the name (``f = registrar(f)``) keeps the ones before it."""
+        first, last = when or (len(self.units), len(self.units))
+        bindings, order = self.bindings.get(name, []), self._order.get(name, [])
+        positions = [self.position[id(unit)] for unit, _ in bindings]
+        direct = [i for i, how in enumerate(order) if how == "direct" and positions[i] <= first]
+        start = direct.pop() if direct else 0
+        while start and name in syntax.loads_in(bindings[start][0]):
+            start = direct.pop() if direct else 0
+        return [
+            b
+            for i, (b, how) in enumerate(zip(bindings, order, strict=True))
+            if (i >= start and positions[i] <= last) or how == "deferred"
+        ]
+
+    def _hiding(self, unit, node, scope):
+        """Record what in ``node`` can rebind a name or a module's attribute out of sight (``hidden``), and which
+        top-level names it changes or hands to other code (``changes``: reading a name reads them too)."""
+        if cell_sources.magic_call(node) is not None:
+            return
+        resolve = self.walk.resolve
+        if isinstance(node, ast.Name) and node.id in DYNAMIC_CALLS and isinstance(node.ctx, ast.Load):
+            if resolve(node.id, scope)[0] in ("builtin", "unknown"):  # called, or handed on under another name
+                self.hidden.append(f"{node.id}()")
+        if isinstance(node, ast.ClassDef) and (
+            any(k.arg == "metaclass" for k in node.keywords) or any(self._is_type(b, scope) for b in node.bases)
+        ):
+            self.hidden.append(f"la metaclase de «{node.name}»")
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name in IMPLICIT_PROTOCOLS:
+            self.hidden.append(f"«{node.name}»")
+        if isinstance(node, ast.Name) and node.id in IMPLICIT_PROTOCOLS:
+            self.hidden.append(f"«{node.id}»")
+        if isinstance(node, ast.Call):
+            for name in self.dotted(node.func, scope):
+                copied = len(node.args) > NAMED_COPIES.get(name, len(node.args))
+                if copied or (name in NAMED_COPIES and any(k.arg != "wrapped" for k in node.keywords)):
+                    self.hidden.append(f"«{name}» con los atributos que copia")
+            if any(k.arg == "eval_str" for k in node.keywords):
+                self.hidden.append("«eval_str», que evalúa anotaciones escritas como texto")
+        if isinstance(node, ast.Call) and self._handed_code(unit, node, scope):
+            self.handed.append(unit)
+        if isinstance(node, ast.Call) and self._method_on_another(node, scope):
+            self.hidden.append(f"«{ast.unparse(node.func)[:40]}», un método llamado desde su clase con otro objeto")
+        if isinstance(node, ast.Call) and self._names_a_module(node, scope):
+            self.hidden.append("un módulo buscado por un nombre que no es uno de los del curso")
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "type":
+            if resolve("type", scope)[0] == "builtin" and len(node.args) != 1:
+                self.hidden.append("«type» con tres argumentos, que crea una clase con atributos nombrados por textos")
+        if self._handed_class(unit, node, scope):
+            self.hidden.append(f"la clase «{ast.unparse(node)[:40]}» guardada o entregada a otro código")
+        if syntax.text_annotation(node):
+            self.hidden.append("una anotación escrita como texto, que otra biblioteca puede evaluar como código")
+        if isinstance(node, ast.MatchClass) and node.kwd_attrs:  # ``case object(backward=b)`` reads an attribute
+            self.hidden.append("un patrón de clase de «match» que lee atributos")
+        if isinstance(node, ast.Name) and node.id in DYNAMIC_NAMES and not self._magic_receiver(node, unit):
+            self.hidden.append(f"«{node.id}»")
+        if isinstance(node, ast.Attribute):
+            if node.attr in FRAME_ATTRIBUTES or node.attr == "mro":
+                self.hidden.append(f"el atributo «{node.attr}»")
+            if node.attr.startswith("__") and node.attr.endswith("__"):
+                written = not isinstance(node.ctx, ast.Load)
+                if node.attr not in PLAIN_DUNDERS or (written and node.attr not in NAMING_DUNDERS):
+                    self.hidden.append(f"el atributo «{node.attr}»")
+            parent = syntax.parents_of(unit).get(id(node))
+            if not (isinstance(parent, ast.Attribute) and parent.value is node):  # the whole chain, not a part
+                self.hidden += [r for name in self.dotted(node, scope) if (r := allowlist.lookup(name)[1])]
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+            kind, imports = resolve(node.id, scope)
+            self.hidden += [r for name in self.dotted(node, scope) if "." in name and (r := allowlist.lookup(name)[1])]
+            module = any("." not in t for t in imports or []) or (kind == "global" and self._module_name(node.id))
+            parent = syntax.parents_of(unit).get(id(node))
+            if module and not (isinstance(parent, ast.Attribute) and parent.value is node):
+                self.hidden.append(f"el módulo «{node.id}» usado como valor")
+        changed = None
+        if isinstance(node, ast.Attribute | ast.Subscript) and not isinstance(node.ctx, ast.Load):
+            changed = syntax.root_name(node)
+            if changed is None and isinstance(node, ast.Attribute):  # ``type(x).softmax = …`` may change a library
+                self.hidden.append(f"un cambio en «{ast.unparse(node)[:40]}», que no es un nombre del cuaderno")
+            if changed is not None:
+                kind, imports = resolve(changed.id, scope)
+                if imports or (kind == "global" and self._module_alias(changed.id)):
+                    self.hidden.append(f"un cambio en el módulo «{changed.id}»")
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            changed = syntax.root_name(node.func)  # a method may keep what it receives
+        if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
+            changed = node.target  # ``d |= {…}`` changes in place what ``d`` is
+        if changed is not None and resolve(changed.id, scope)[0] == "global" and not self._imported(changed.id):
+            self.changes.setdefault(changed.id, []).append(unit)  # (a module's own changes are hidden, above)
+        elif changed is not None and resolve(changed.id, scope)[0] == "local":
+            for name in syntax.aliased_globals(changed.id, scope, resolve):  # ``m = MODULO; m.register_…(f)``
+                if not self._imported(name):
+                    self.changes.setdefault(name, []).append(unit)
+        if isinstance(node, ast.Call):
+            if isinstance(node.func, ast.Name) and resolve(node.func.id, scope)[0] == "global":
+                self.calls.setdefault(node.func.id, []).append(unit)
+            # What the notebook's own code receives it may keep (a library or a builtin stores nothing of it in
+            # the notebook's names); a function handed out stays the code it is.
+            callee = syntax.root_name(node.func)
+            kind, imports = resolve(callee.id, scope) if callee is not None else ("local", None)
+            if (kind == "local" and not imports) or (kind == "global" and not self._imported(callee.id)):
+                for argument in [*node.args, *(k.value for k in node.keywords)]:
+                    argument = argument.value if isinstance(argument, ast.Starred) else argument
+                    if isinstance(argument, ast.Name) and resolve(argument.id, scope)[0] == "global":
+                        if not self._defined(argument.id):
+                            self.changes.setdefault(argument.id, []).append(unit)
+
+    def _is_type(self, node, scope):
+        return isinstance(node, ast.Name) and node.id == "type" and self.walk.resolve("type", scope)[0] == "builtin"
+
+    def _handed_code(self, unit, call, scope):
+        """Whether ``call`` gives notebook code (a lambda, a notebook function or class, one of its methods) to a
+        library's function that may keep it and run it later, during any other call (``numpy.seterrcall(f)``, a
+        filter of ``warnings``, ``abc`` registers): builtins and :data:`.CALL_ONLY` only call it while they run, and so
+        does a context manager whose ``with`` never stops halfway (no ``yield`` or ``await`` in it)."""
+        names = self.dotted(call.func, scope)
+        if not names or all(
+            allowlist.under(n, allowlist.CALL_ONLY) or allowlist.under(n, allowlist.LIBRARY_PACKAGES) for n in names
+        ):
+            return False
+        parents = syntax.parents_of(unit)
+        item = parents.get(id(call))
+        block = parents.get(id(item))
+        if isinstance(item, ast.withitem) and item.context_expr is call and isinstance(block, ast.With):
+            if not any(isinstance(n, ast.Yield | ast.YieldFrom | ast.Await) for n in ast.walk(block)):
+                return False
+        return any(self._may_be_code(a, scope, library=False) for a in [*call.args, *(k.value for k in call.keywords)])
+
+    def _method_on_another(self, call, scope):
+        """Whether ``call`` runs a method of a notebook class through the class (``Valor.poner(objeto)``) on an object
+        that is not the ``self`` of the method it is in: a method's ``self`` is read as the class's own object."""
+        func = call.func
+        if not isinstance(func, ast.Attribute) or not isinstance(func.value, ast.Name):
+            return False
+        if self.walk.resolve(func.value.id, scope)[0] != "global":
+            return False
+        classes = [u for u, _ in self.bindings[func.value.id] if isinstance(u, ast.ClassDef)]
+        methods = [
+            f
+            for c in classes
+            for f in c.body
+            if isinstance(f, ast.FunctionDef | ast.AsyncFunctionDef)
+            and f.name == func.attr
+            and not any(isinstance(d, ast.Name) and d.id in ("staticmethod", "classmethod") for d in f.decorator_list)
+        ]
+        if not methods:
+            return False
+        first = call.args[0] if call.args else None
+        return not (isinstance(first, ast.Name) and self._is_own_self(first.id, scope))
+
+    def _is_own_self(self, name, scope):
+        """Whether ``name`` is the ``self`` of the method whose code is in ``scope``."""
+        while scope is not None and not isinstance(scope.node, syntax.FUNCTIONS[:2]):
+            scope = scope.parent
+        if scope is None or scope.parent is None:
+            return False
+        first = [*scope.node.args.posonlyargs, *scope.node.args.args][:1]
+        return bool(first) and first[0].arg == name and syntax.is_self(scope.node, scope.parent, first[0])
+
+    def _names_a_module(self, call, scope):
+        """Whether ``call`` makes a library import a module named by a text: ``importlib.util.find_spec`` of a module
+        that is not one the course looks for, or a tensor's ``.type("…")`` (a dotted name it imports)."""
+        if isinstance(call.func, ast.Attribute) and call.func.attr == "type":
+            named = [*call.args[:1], *(k.value for k in call.keywords if k.arg == "dtype")]
+            return any(not self.dotted(a, scope) for a in named)  # ``x.type(torch.float64)`` names no module
+        if "importlib.util.find_spec" not in self.dotted(call.func, scope):
+            return False
+        named = call.args[0] if call.args else None
+        return not (isinstance(named, ast.Constant) and named.value in allowlist.FOUND_BY_NAME)
+
+    def _handed_class(self, unit, node, scope):
+        """Whether a library's class (``torch.Tensor``, or what ``type(x)`` and ``x.__class__`` give) is kept or handed
+        to other code (bound to a name, put in a container, passed to a function), where a change to it would not be
+        read. Calling it, reading its attributes, subclassing it, comparing it, ``isinstance`` and annotations are
+        read."""
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "type":
+            if len(node.args) != 1 or self.walk.resolve("type", scope)[0] != "builtin":
+                return False
+        elif isinstance(node, ast.Attribute) and node.attr == "__class__" and isinstance(node.ctx, ast.Load):
+            pass  # what ``x.__class__`` gives is a class, as ``type(x)``
+        elif not isinstance(node, ast.Attribute | ast.Name) or not isinstance(node.ctx, ast.Load):
+            return False
+        else:
+            parent = syntax.parents_of(unit).get(id(node))
+            if isinstance(parent, ast.Attribute) and parent.value is node:
+                return False  # a part of a longer chain
+            if not any(allowlist.lookup(name)[2] == "class" for name in self.dotted(node, scope)):
+                return False
+        parents = syntax.parents_of(unit)
+        parent = parents.get(id(node))
+        while isinstance(parent, ast.Tuple):  # ``isinstance(x, (torch.Tensor, float))``
+            node, parent = parent, parents.get(id(parent))
+        if isinstance(parent, ast.keyword):
+            node, parent = parent, parents.get(id(parent))
+        if isinstance(parent, ast.Call):
+            if parent.func is node:
+                return False
+            if isinstance(parent.func, ast.Name) and parent.func.id in CLASS_READERS:
+                return self.walk.resolve(parent.func.id, scope)[0] != "builtin"
+            return True  # even a library's function may give it back (``copy.copy``)
+        if isinstance(parent, ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
+            return node not in [*getattr(parent, "bases", []), *parent.decorator_list, getattr(parent, "returns", 0)]
+        if isinstance(parent, ast.Subscript):
+            return parent.value is node  # ``Optional[torch.Tensor]``
+        readers = ast.Attribute | ast.Compare | ast.FormattedValue | ast.ExceptHandler | ast.arg | ast.Expr
+        return not (isinstance(parent, readers) or (isinstance(parent, ast.AnnAssign) and parent.annotation is node))
+
+    def _index_store(self, unit, node, scope):
+        """Index a statement that puts code into an attribute or a container element (for :func:`.read`), whatever
+        object it reaches them through, except an object its function made itself (:meth:`_fresh_local`)."""
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in FILLING:
+            if any(self._code_like(a) for a in [*node.args, *(k.value for k in node.keywords)]):
+                if not self._fresh_local(node.func.value, scope):  # ``reglas.update(tanh=f)``
+                    self.container_stores.append((unit, self._global_root(node.func.value, scope)))
+            return
+        assigned = syntax.assignment(node)
+        if assigned is None or (assigned[1] is not None and not self._code_like(assigned[1])):
+            return
+        for target in assigned[0]:
+            for store in ast.walk(target):
+                if not isinstance(store, ast.Attribute | ast.Subscript) or not isinstance(store.ctx, ast.Store):
+                    continue
+                if self._fresh_local(store.value, scope):
+                    continue
+                if isinstance(store, ast.Attribute):
+                    self.attribute_stores.setdefault(store.attr, []).append(unit)
+                    if not self._owned(store.value, scope) and self._may_be_code(assigned[1], scope):
+                        written = ast.unparse(store)[:40]
+                        self.hidden.append(f"«{written}», código puesto en un objeto que puede ser de una biblioteca")
+                else:
+                    self.container_stores.append((unit, self._global_root(store, scope)))
+
+    def _owned(self, value, scope):
+        """Whether ``value`` (the object of ``value.attr = …``) is an object the notebook made: a method's ``self``, a
+        local its function only binds to new objects, or a notebook name bound only by ``def``/``class`` or to a new
+        object (a literal, an instance of a notebook class or of a library's class). Anything else (a parameter, an
+        attribute of another object, what a call returns) may be a library's object that its own code reads."""
+        if not isinstance(value, ast.Name):
+            return False
+        kind = self.walk.resolve(value.id, scope)[0]
+        if kind == "local":
+            return self._fresh_local(value, scope)
+        if kind != "global" or self._imported(value.id):
+            return False
+        return all(
+            (isinstance(unit, syntax.DEFINITIONS) and unit.name == value.id) or self._made_here(unit, value.id)
+            for unit, _ in self.bindings[value.id]
+        )
+
+    def _made_here(self, unit, name):
+        """Whether ``unit`` binds ``name``, directly, to a new object (see :meth:`_owned`)."""
+        if not isinstance(unit, ast.Assign) or not all(isinstance(t, ast.Name) for t in unit.targets):
+            return False
+        value = unit.value
+        if self._new_object(value, None):
+            return True
+        if not isinstance(value, ast.Call):
+            return False
+        if isinstance(value.func, ast.Name) and self.walk.resolve(value.func.id, None)[0] == "global":
+            return all(isinstance(u, ast.ClassDef) for u, _ in self.bindings[value.func.id])
+        names = self.dotted(value.func, None)
+        return bool(names) and all(allowlist.lookup(n)[2] == "class" for n in names)
+
+    def _may_be_code(self, value, scope, library=True):
+        """Whether ``value`` may be a function: it mentions a lambda, a notebook function or class, a method the
+        notebook defines, or a library's function or class without calling it (``torch.Tensor.sum_to_size``), or it
+        is what a notebook function returns. With ``library=False`` (what is handed to a library), only the notebook's
+        own code that is not called there counts."""
+        if value is None:
+            return True
+        parents = syntax.parents_of(value)
+        for node in ast.walk(value):
+            called = isinstance(parents.get(id(node)), ast.Call) and parents[id(node)].func is node
+            if called and not library:
+                continue  # called here, not handed over (``torch.tensor([f(v) for v in datos])``)
+            if isinstance(node, ast.Lambda):
+                return True
+            if isinstance(node, ast.Attribute) and node.attr in self.methods and not called:
+                return True
+            if library and isinstance(node, ast.Name | ast.Attribute) and not called:
+                if any(allowlist.lookup(n)[2] in ("class", "callable") for n in self.dotted(node, scope)):
+                    return True
+            if isinstance(node, ast.Name):
+                kind = self.walk.resolve(node.id, scope)[0]
+                if kind == "global" and any(isinstance(u, syntax.DEFINITIONS) for u, _ in self.bindings[node.id]):
+                    return True
+                if kind == "local" and not called and syntax.local_definition(node.id, scope):
+                    return True
+        return False
+
+    def _global_root(self, node, scope):
+        """The notebook name at the root of ``node``, or None if it is an expression or a function's local (another
+        name of who knows what)."""
+        root = syntax.root_name(node)
+        return root if root is not None and self.walk.resolve(root.id, scope)[0] == "global" else None
+
+    def _fresh_local(self, root, scope):
+        """Whether ``root`` (the ``t`` of ``t[k] = …``, ``t.a = …``) is a local that its function only ever binds to a
+        new object (``t = {}``, ``t = dict(…)``, ``t = torch.zeros(…)``), or a method's ``self``. A parameter, or a
+        local bound otherwise (``t = next(iter([REGLAS]))``, by a loop), may be any object."""
+        if not isinstance(root, ast.Name) or self.walk.resolve(root.id, scope)[0] != "local":
+            return False
+        scope = syntax.binding_scope(root.id, scope)
+        if isinstance(scope.node, syntax.FUNCTIONS):  # what it receives, but a method's ``self``
+            received = [a for a in ast.walk(scope.node.args) if isinstance(a, ast.arg) and a.arg == root.id]
+            if received and not (scope.parent is not None and syntax.is_self(scope.node, scope.parent, received[0])):
+                return False
+        for binding in ast.walk(scope.node):
+            for target, value in syntax.assigned_pairs(syntax.assignment(binding)):
+                if isinstance(target, ast.Name) and target.id == root.id:
+                    if not self._new_object(value, scope):
+                        return False
+                elif any(
+                    isinstance(n, ast.Name) and n.id == root.id and isinstance(n.ctx, ast.Store)
+                    for n in ast.walk(target)
+                ):
+                    return False
+            if isinstance(binding, ast.MatchAs | ast.MatchStar | ast.MatchMapping):
+                if root.id in (getattr(binding, "name", None), getattr(binding, "rest", None)):
+                    return False
+        return True
+
+    def _new_object(self, value, scope):
+        """Whether ``value`` is always a new object: a literal, a display, or a call of ``dict``, ``list``, ``set`` or
+        one of torch's tensor constructors."""
+        if isinstance(value, (ast.Constant, ast.Tuple, ast.JoinedStr, *MUTABLE_DISPLAYS)):
+            return True
+        if not isinstance(value, ast.Call):
+            return False
+        if isinstance(value.func, ast.Name) and value.func.id in NEW_CONTAINERS:
+            return self.walk.resolve(value.func.id, scope)[0] == "builtin"
+        if isinstance(value.func, ast.Name) and self.walk.resolve(value.func.id, scope)[0] == "global":
+            units = [unit for unit, _ in self.bindings[value.func.id]]
+            return all(isinstance(u, ast.ClassDef) and syntax.plain_class(u) for u in units)  # ``Valor(…)``
+        names = self.dotted(value.func, scope)
+        return bool(names) and all(allowlist.under(name, TENSOR_MAKERS) for name in names)
+
+    def aliases(self, name):
+        """``name`` and the notebook names that are other names of its object or of a part of it (``otra = TABLA``,
+        ``capa = modelo.capa``, ``a, b = TABLA, 0``): what changes through them changes it."""
+        if self._bound_to is None:  # the names bound to each name, or to a part of it, once for the notebook
+            self._bound_to = {}
+            for unit in self.units:
+                for bound, root in syntax.named_parts(unit):
+                    self._bound_to.setdefault(root, set()).add(bound)
+        if name not in self._aliases:
+            found, pending = {name}, [name]
+            while pending:
+                fresh = self._bound_to.get(pending.pop(), set()) - found
+                found |= fresh
+                pending += fresh
+            self._aliases[name] = frozenset(found)
+        return self._aliases[name]
+
+    def may_hold(self, root, names):
+        """Whether the container at ``root`` (a name, or None for an expression) may be one of ``names``: it is one,
+        or a binding of it reads one (``otro = REGLAS``), or it is reached through an expression."""
+        if root is None or root.id in names:
+            return True
+        bindings = self.bindings.get(root.id, [])
+        if any(not self._made_here(unit, root.id) and syntax.assigned_call(unit, root.id) for unit, _ in bindings):
+            return True  # ``tabla = devolver_memo()``: whatever the call returns
+        return any(n in names for unit, _ in bindings for n in syntax.loads_in(unit))
+
+    def _code_like(self, value):
+        """Whether a value may be code (a function, a method, a class): not a literal, arithmetic, or what a module's
+        function returns (``torch.zeros_like(x)``, a tensor); what the notebook's own functions return may be."""
+        if isinstance(value, ast.Constant):
+            return False
+        if isinstance(value, ast.BinOp | ast.UnaryOp | ast.Compare | ast.BoolOp):  # an operator may return anything
+            parts = [n for n in ast.iter_child_nodes(value) if isinstance(n, ast.expr)]
+            return any(self._code_like(part) for part in parts)
+        if isinstance(value, syntax.COMPREHENSIONS):  # what it builds holds its elements
+            return self._code_like(value.value if isinstance(value, ast.DictComp) else value.elt)
+        if isinstance(value, ast.Dict):
+            return any(self._code_like(v) for v in value.values)
+        if isinstance(value, ast.Tuple | ast.List | ast.Set):
+            return any(self._code_like(v) for v in value.elts)
+        if isinstance(value, ast.Call):  # what torch's tensor constructors return is a tensor
+            names = self.dotted(value.func, None)
+            return not (names and all(allowlist.under(name, TENSOR_MAKERS) for name in names))
+        return True
+
+    def _defined(self, name):
+        """A top-level name that only ``def`` or ``class`` statements bind."""
+        units = [unit for unit, _ in self.bindings.get(name, [])]
+        return bool(units) and all(isinstance(u, syntax.DEFINITIONS) and u.name == name for u in units)
+
+    def _imported(self, name):
+        """A top-level name that some import binds."""
+        return any(t is not None for _, t in self.bindings.get(name, []))
+
+    def _module_name(self, name):
+        """A top-level name that only ``import x`` binds (a module for certain)."""
+        targets = [t for _, t in self.bindings.get(name, [])]
+        return bool(targets) and all(t is not None and "." not in t for t in targets)
+
+    def _module_alias(self, name):
+        """A top-level name bound to a module, or to an attribute of one: by an import, or by assigning a chain."""
+        for unit, target in self.bindings.get(name, []):
+            if target is not None:
+                return True
+            for node in ast.walk(unit):
+                if isinstance(node, ast.Assign) and isinstance(node.value, ast.Name | ast.Attribute):
+                    named = any(isinstance(t, ast.Name) and t.id == name for t in node.targets)
+                    if named and self.dotted(node.value, None):
+                        return True
+        return False
+
+    @staticmethod
+    def _magic_receiver(node, unit):
+        """``get_ipython`` in the call of a magic (read as such, see :func:`.magic_call`)."""
+        parents = syntax.parents_of(unit)
+        call = parents.get(id(node))
+        attribute = parents.get(id(call))
+        return node.id == "get_ipython" and cell_sources.magic_call(parents.get(id(attribute))) is not None
+
+    def dotted(self, node, scope, when=None):
+        """The dotted names an attribute chain (or a name) stands for, when its root is an import: bound at some moment
+        of ``when`` (see :meth:`live`), or at any moment by default."""
+        parts = []
+        while isinstance(node, ast.Attribute):
+            parts.append(node.attr)
+            node = node.value
+        if not isinstance(node, ast.Name):
+            return []
+        kind, imports = self.walk.resolve(node.id, scope)
+        roots = list(imports or [])
+        if kind == "global":
+            bindings = self.live(node.id, when) if when else self.bindings.get(node.id, [])
+            roots = [t for _, t in bindings if t is not None]
+        if kind != "local":
+            roots += [f"{star}.{node.id}" for star in self.stars if syntax.star_provides(star, node.id)]
+        return [allowlist.canonical(".".join([root, *reversed(parts)])) for root in roots]
+
+
+def notebook_reading(sources):
+    """The whole notebook read once (cached by its sources and which of them raised): its bindings, calls and
+    changes of every name."""
+    return _reading(tuple((str(source), isinstance(source, cell_sources.RaisedCell)) for source in sources))
+
+
+@functools.lru_cache(maxsize=8)
+def _reading(cells):
+    return Notebook([cell_sources.RaisedCell(text) if raised else text for text, raised in cells])
