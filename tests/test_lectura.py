@@ -287,8 +287,18 @@ HONEST_BY_HAND = {
         "        return f(x)\n\n    return envuelta\n\n\n@registrar\ndef derivada(x):\n"
         "    return 3 * torch.cos(3 * x)\n"
     ),
-    "con órdenes del sistema sin {…} ni $": (
-        "%pip install --quiet numpy\n!ls -la\n\n\ndef derivada(x):\n    return 3 * torch.cos(3 * x)\n"
+    "con páginas de ayuda y HTML": (
+        "%pinfo torch.sin\n%xmode Minimal\n\n\ndef derivada(x):\n    return 3 * torch.cos(3 * x)\n"
+    ),
+    "con un módulo que tiene otro nombre y una variable que se llama como el paquete del curso": (
+        "F = torch.nn.functional\nfor k in range(2):\n    gradientes = [k]\nprint(gradientes, F.relu)\n\n\n"
+        "def derivada(x):\n    return 3 * torch.cos(3 * x)\n"
+    ),
+    "con un objeto de una clase del cuaderno dado a torch sin guardarlo": (
+        "class Capa(torch.nn.Module):\n    def forward(self, v):\n        return 2 * v\n\n\n"
+        "modelo = Capa()\nopt = torch.optim.SGD(modelo.parameters(), lr=0.1)\n"
+        "print(torch.tensor([len(list(modelo.parameters()))]))\n\n\n"
+        "def derivada(x):\n    return 3 * torch.cos(3 * x)\n"
     ),
     "con operator.mul en otra celda": (
         "import functools\nimport operator\n\nproducto = functools.reduce(operator.mul, [1, 2, 3])\n\n\n"
@@ -613,6 +623,55 @@ WITH_AUTOGRAD = {
     ),
     "from __future__ import annotations": (
         "from __future__ import annotations\n\n\ndef derivada(x):\n    return 3 * torch.cos(3 * x)\n"
+    ),
+    "un objeto invocable de una clase del cuaderno dado a saved_tensors_hooks en un generador detenido": (
+        "class Empaque:\n    def __call__(self, t):\n        t.salida = torch.autograd.grad(t.sum(), t)[0]\n"
+        "        return t\n\n\n"
+        "def mantener():\n    with torch.autograd.graph.saved_tensors_hooks(Empaque(), Empaque()):\n"
+        "        yield\n\n\n"
+        "activo = mantener()\nnext(activo)\n\n\ndef derivada(x):\n    return 3 * torch.cos(3 * x)\n"
+    ),
+    "el mismo objeto por un nombre": (
+        "class Empaque:\n    def __call__(self, t):\n        return torch.autograd.grad(t.sum(), t)[0]\n\n\n"
+        "e = Empaque()\n\n\ndef mantener():\n    with torch.autograd.graph.saved_tensors_hooks(e, e):\n"
+        "        yield\n\n\n"
+        "activo = mantener()\nnext(activo)\n\n\ndef derivada(x):\n    return 3 * torch.cos(3 * x)\n"
+    ),
+    "un objeto guardado en un diccionario de una biblioteca alcanzado por una expresión": (
+        "import numpy\n\n\nclass Ayuda:\n    def calcular(self, v):\n"
+        "        return torch.autograd.grad(torch.sin(3 * v).sum(), v)[0]\n\n\n"
+        "[numpy.sctypeDict][0].update(ayuda=Ayuda())\n\n\n"
+        "def derivada(x):\n    return numpy.sctypeDict['ayuda'].calcular(x)\n"
+    ),
+    "el mismo objeto sacado con get de un diccionario lleno por un parámetro": (
+        "import numpy\n\n\nclass Ayuda:\n    def calcular(self, v):\n"
+        "        return torch.autograd.grad(torch.sin(3 * v).sum(), v)[0]\n\n\n"
+        "def poner(d):\n    d.update(ayuda=Ayuda())\n\n\nponer(numpy.sctypeDict)\n\n\n"
+        "def derivada(x):\n    return numpy.sctypeDict.get('ayuda').calcular(x)\n"
+    ),
+    "functools.wraps que copia una clase en un módulo alcanzado por una cadena": (
+        "import functools\nimport math\n\n\nclass Parche:\n    def cos(v):\n"
+        "        return torch.autograd.grad(torch.sin(3 * v).sum(), v)[0]\n\n\n"
+        "functools.wraps(Parche)(torch.nn.functional.math)\n\n\ndef derivada(x):\n    return math.cos(x)\n"
+    ),
+    "functools.wraps guardado en otro nombre": (
+        "import functools\n\ncopiar = functools.wraps\n\n\ndef derivada(x):\n    return 3 * torch.cos(3 * x)\n"
+    ),
+    "un módulo importado con from, dado como valor": (
+        "from torch.nn import functional\n\nlista = [functional]\n\n\ndef derivada(x):\n"
+        "    return 3 * torch.cos(3 * x)\n"
+    ),
+    "un proceso de fondo lanzado con %%bash": (
+        "%%bash\nnohup python servidor.py > /dev/null 2>&1 &\n",
+        "def derivada(x):\n    return 3 * torch.cos(3 * x)\n",
+    ),
+    "una orden del sistema con !": ("!python servidor.py &\n\n\ndef derivada(x):\n    return 3 * torch.cos(3 * x)\n"),
+    "un %pip que instala una carpeta": (
+        "paquete = '/trabajo/mio'\n%pip install --quiet --no-deps \"{paquete}\" torchviz\n\n\n"
+        "def derivada(x):\n    return 3 * torch.cos(3 * x)\n"
+    ),
+    "un %pip con otra línea": (
+        "%pip install --no-build-isolation /trabajo/mio\n\n\ndef derivada(x):\n    return 3 * torch.cos(3 * x)\n"
     ),
     "el propio lector, al que se le cambian las celdas que lee": (
         "from gradientes.reading import cell_sources\n\ncell_sources.SOURCES.set([])\n\n\n"

@@ -148,22 +148,20 @@ def read(answer_name, sources=None):
         if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load):
             called.add(node.attr)  # read or called: what replaced it runs through it
         elif isinstance(node, ast.Call) and (
-            isinstance(node.func, ast.Subscript)
-            or (
-                isinstance(node.func, ast.Call)
-                and isinstance(node.func.func, ast.Attribute)
-                and node.func.func.attr in TAKING
-            )
+            isinstance(node.func, ast.Subscript) or (isinstance(node.func, ast.Attribute) and node.func.attr in TAKING)
         ):
-            calls_element = True
+            calls_element = True  # what it takes may be code, called now or through one of its methods
         elif (
             isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and syntax.element_local(node.func.id, scope)
         ):
             calls_element = True  # ``for f in TABLA: f(x)``
-        elif isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load) and isinstance(node.value, ast.Name):
-            # ``TABLA[0]``, ``memo["k"]`` (a default): what the element is may run code (``__getitem__``, a call)
-            kind = notebook.walk.resolve(node.value.id, scope)[0]
-            calls_element |= kind == "global" or (kind == "local" and syntax.defaulted(node.value.id, scope))
+        elif isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load):
+            # ``TABLA[0]``, ``modelo.capas[0]``, ``memo["k"]`` (a default), ``numpy.sctypeDict["k"]``, ``[d][0]``: what
+            # the element is may run code (``__getitem__``, a call, one of its methods)
+            root = syntax.root_name(node.value)
+            kind, imports = notebook.walk.resolve(root.id, scope) if root is not None else ("expression", None)
+            calls_element |= kind in ("global", "expression") or bool(imports)
+            calls_element |= kind == "local" and syntax.defaulted(root.id, scope)
         if not isinstance(node, PLAIN_NODES):
             reading.not_plain.append(type(node).__name__)
         if isinstance(node, ast.Constant) and type(node.value) is complex:

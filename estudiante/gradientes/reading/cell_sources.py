@@ -19,20 +19,25 @@ TEST_MAGIC = "comprobar"
 OWN_SCOPE_MAGICS = frozenset({"timeit", TEST_MAGIC})
 
 
-# IPython magics: those that bind no name, and those whose text is Python run in the notebook (read as code).
+# IPython magics that run nothing of the notebook's (a shell command, ``%%bash``, ``%%writefile`` or ``%conda`` can
+# start a process that answers for the student, so none of them is here).
 SAFE_MAGICS = frozenset(
-    {"pip", "conda", "pinfo", "pinfo2", "psearch", "html", "markdown", "latex", "javascript", "svg", "bash", "sh",
-     "writefile", "system", "getoutput", "who", "whos", "pwd", "xmode", "precision"}
+    {"pinfo", "pinfo2", "psearch", "html", "markdown", "latex", "javascript", "svg", "who", "whos", "pwd", "xmode",
+     "precision"}
 )  # fmt: skip
 # Magics that bind nothing with these lines only (%config runs its line as Python; %matplotlib and %load_ext import a
-# module named on it).
+# module named on it; %pip only installs the course's package, named as in the lessons' first cell).
 SAFE_LINES = {
+    "pip": re.compile(r'\s*install --quiet --no-deps "\{\w+\}" torchviz\s*'),
     "matplotlib": re.compile(r"\s*(inline|widget|ipympl|notebook|agg)?\s*"),
     "config": re.compile(r"\s*(\w+(\.\w+)*(\s*=\s*('[\w.-]*'|\"[\w.-]*\"|-?\d+(\.\d+)?|True|False|None))?)?\s*"),
     "load_ext": re.compile(r"\s*autoreload\s*"),
     "autoreload": re.compile(r"\s*[0-3]?\s*"),
 }
 CODE_MAGICS = frozenset({"time", "timeit", "capture", TEST_MAGIC})
+# What %pip may install: a package named as in an index, or fetched from a git repository (never a folder or a file,
+# whose build could run any code).
+PACKAGE_SPEC = re.compile(r"[A-Za-z][\w-]*( @ git\+https://[\w.@/-]+)?")
 # What the line of a magic that runs code may hold besides that code: the options of %timeit, %time and %capture
 # (and the name %%capture binds). Anything else on it (the setup code of %%timeit) cannot be read.
 MAGIC_OPTIONS = re.compile(r"(\s*(-[nrp]\s*\d+|-[tcqo]|--no-(stderr|stdout|display)))*\s*")

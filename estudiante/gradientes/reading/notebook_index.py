@@ -80,7 +80,7 @@ class Notebook:
     def __init__(self, sources):
         self.bindings, self.changes, self.calls, self.stars, self.hidden, self.units = {}, {}, {}, [], [], []
         self.handed = []  # statements that give notebook code to a library that may keep it
-        self.expanded = set()  # the names that the line of a magic writes in ({paquete})
+        self.expanded = {}  # the names that the line of a magic writes in ({paquete}): whether %pip installs them
         self._order, self.scopes, self._aliases, self._bound_to = {}, {}, {}, None  # scopes: id(statement) -> where
         raised = set()
         for source in sources:
@@ -102,10 +102,11 @@ class Notebook:
                 else:
                     self._order.setdefault(name, []).append(how)
                     self.bindings.setdefault(name, []).append((unit, target))
-        for name in self.expanded:
+        for name, package in self.expanded.items():
             bindings = self.bindings.get(name, [(None, None)])
-            if not all(self._text_only(unit, name) and target is None for unit, target in bindings):
-                self.hidden.append(f"«{{{name}}}» en una orden mágica, que no es un texto")
+            if not all(self._text_only(unit, name, package) and target is None for unit, target in bindings):
+                what = "el paquete del curso" if package else "un texto"
+                self.hidden.append(f"«{{{name}}}» en una orden mágica, que no es {what}")
         if "getattr" in self.bindings:  # a literal getattr() is read as an attribute: it must be the builtin
             self.hidden.append("«getattr» redefinido")
         classes = [node for unit in self.units for node in ast.walk(unit) if isinstance(node, ast.ClassDef)]
@@ -127,7 +128,13 @@ class Notebook:
             for n in syntax.names_in(unit)
             if n in self.bindings
         )
-        key = (id(unit), signature, tuple(self.stars), frozenset(self.methods & syntax.attributes_in(unit)))
+        key = (
+            id(unit),
+            self.position[id(unit)],
+            signature,
+            tuple(self.stars),
+            frozenset(self.methods & syntax.attributes_in(unit)),
+        )
         found = _SCANS.get(key)
         if found is None or found[0] is not unit:
             hidden, handed, changes, calls = len(self.hidden), len(self.handed), {}, {}
@@ -193,11 +200,13 @@ class Notebook:
             if written and not written.isidentifier():
                 self.hidden.append(f"la orden mágica «{name}» con «{written[:40]}», que ejecuta código")
             elif written:
-                self.expanded.add(written)
+                self.expanded[written] = self.expanded.get(written, False) or name == "pip"
 
-    def _text_only(self, unit, name):
+    def _text_only(self, unit, name, package=False):
         """Whether every binding of ``name`` in ``unit`` gives it a text: a string literal, or an environment variable
-        with a literal default (``os.environ.get("X", "…")``); formatting a text runs nothing."""
+        with a literal default (``os.environ.get("X", "…")``); formatting a text runs nothing. What %pip installs
+        (``package``) must be the environment's, with a default that names a package
+        (:data:`~gradientes.reading.cell_sources.PACKAGE_SPEC`)."""
         if unit is None:
             return False
         found = False
@@ -215,6 +224,9 @@ class Notebook:
                 and len(value.args) == 2
                 and not value.keywords
             )
+            if package:
+                literal = False
+                environment = environment and cell_sources.PACKAGE_SPEC.fullmatch(value.args[1].value) is not None
             if len(targets) != 1 or not isinstance(targets[0], ast.Name) or not (literal or environment):
                 return False
             found = True
@@ -290,12 +302,17 @@ class Notebook:
             if not (isinstance(parent, ast.Attribute) and parent.value is node):  # the whole chain, not a part
                 self.hidden += [r for name in self.dotted(node, scope) if (r := allowlist.lookup(name)[1])]
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
-            kind, imports = resolve(node.id, scope)
             self.hidden += [r for name in self.dotted(node, scope) if "." in name and (r := allowlist.lookup(name)[1])]
-            module = any("." not in t for t in imports or []) or (kind == "global" and self._module_name(node.id))
+        if isinstance(node, ast.Name | ast.Attribute) and isinstance(node.ctx, ast.Load):
             parent = syntax.parents_of(unit).get(id(node))
-            if module and not (isinstance(parent, ast.Attribute) and parent.value is node):
-                self.hidden.append(f"el módulo «{node.id}» usado como valor")
+            whole = not (isinstance(parent, ast.Attribute) and parent.value is node)
+            alias = isinstance(parent, ast.Assign) and scope is None and isinstance(node, ast.Attribute)
+            alias = alias and len(parent.targets) == 1 and isinstance(parent.targets[0], ast.Name)
+            if whole and not alias and self._is_module(node, scope, unit):  # (``F = torch.nn.functional`` names it)
+                self.hidden.append(f"el módulo «{ast.unparse(node)[:40]}» usado como valor")
+            copies = [name for name in self.dotted(node, scope) if name in NAMED_COPIES] if whole else []
+            if copies and not self._decorating(node, unit):  # ``functools.wraps(Clase)(modulo)`` copies into anything
+                self.hidden.append(f"«{copies[0]}» fuera del decorador de una función")
         changed = None
         if isinstance(node, ast.Attribute | ast.Subscript) and not isinstance(node.ctx, ast.Load):
             changed = syntax.root_name(node)
@@ -433,9 +450,13 @@ class Notebook:
         """Index a statement that puts code into an attribute or a container element (for :func:`.read`), whatever
         object it reaches them through, except an object its function made itself (:meth:`_fresh_local`)."""
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in FILLING:
-            if any(self._code_like(a) for a in [*node.args, *(k.value for k in node.keywords)]):
+            arguments = [*node.args, *(k.value for k in node.keywords)]
+            if any(self._code_like(a) for a in arguments):
                 if not self._fresh_local(node.func.value, scope):  # ``reglas.update(tanh=f)``
                     self.container_stores.append((unit, self._global_root(node.func.value, scope)))
+                if self._foreign(node.func.value, scope) and any(self._may_be_code(a, scope) for a in arguments):
+                    written = ast.unparse(node.func)[:40]
+                    self.hidden.append(f"«{written}», código puesto en un contenedor que puede ser de una biblioteca")
             return
         assigned = syntax.assignment(node)
         if assigned is None or (assigned[1] is not None and not self._code_like(assigned[1])):
@@ -453,6 +474,21 @@ class Notebook:
                         self.hidden.append(f"«{written}», código puesto en un objeto que puede ser de una biblioteca")
                 else:
                     self.container_stores.append((unit, self._global_root(store, scope)))
+                    if self._foreign(store.value, scope) and self._may_be_code(assigned[1], scope):
+                        written = ast.unparse(store)[:40]
+                        self.hidden.append(
+                            f"«{written}», código puesto en un contenedor que puede ser de una biblioteca"
+                        )
+
+    def _foreign(self, container, scope):
+        """Whether ``container`` (what ``container[k] = …`` or ``container.update(…)`` fills) may be a library's object:
+        it is reached from a module (``numpy.sctypeDict``) or from what an expression gives (``[d][0]``), not from a
+        name of the notebook or of its function."""
+        root = syntax.root_name(container)
+        if root is None:
+            return True
+        kind, imports = self.walk.resolve(root.id, scope)
+        return bool(imports) or kind in ("builtin", "unknown") or (kind == "global" and self._imported(root.id))
 
     def _owned(self, value, scope):
         """Whether ``value`` (the object of ``value.attr = …``) is an object the notebook made: a method's ``self``, a
@@ -485,18 +521,20 @@ class Notebook:
         names = self.dotted(value.func, None)
         return bool(names) and all(allowlist.lookup(n)[2] == "class" for n in names)
 
-    def _may_be_code(self, value, scope, library=True):
+    def _may_be_code(self, value, scope, library=True, seen=None):
         """Whether ``value`` may be a function: it mentions a lambda, a notebook function or class, a method the
         notebook defines, or a library's function or class without calling it (``torch.Tensor.sum_to_size``), or it
         is what a notebook function returns. With ``library=False`` (what is handed to a library), only the notebook's
         own code that is not called there counts."""
         if value is None:
             return True
+        seen = set() if seen is None else seen
         parents = syntax.parents_of(value)
         for node in ast.walk(value):
-            called = isinstance(parents.get(id(node)), ast.Call) and parents[id(node)].func is node
-            if called and not library:
-                continue  # called here, not handed over (``torch.tensor([f(v) for v in datos])``)
+            parent = parents.get(id(node))
+            called = isinstance(parent, ast.Call) and parent.func is node
+            if called and not library and not self._is_class(node, scope):
+                continue  # called here, not handed over (``torch.tensor([f(v) for v in datos])``); an object is
             if isinstance(node, ast.Lambda):
                 return True
             if isinstance(node, ast.Attribute) and node.attr in self.methods and not called:
@@ -510,7 +548,43 @@ class Notebook:
                     return True
                 if kind == "local" and not called and syntax.local_definition(node.id, scope):
                     return True
+                handed = not called and not (isinstance(parent, ast.Attribute) and parent.value is node)
+                if not library and handed and kind in ("global", "local") and (node.id, kind) not in seen:
+                    seen.add((node.id, kind))  # ``e = Empaque()`` handed as ``e``: what it is bound to
+                    values, where = (
+                        self._bound_values(node.id, scope) if kind == "local" else self._bound_values(node.id, None)
+                    )
+                    if any(self._may_be_code(v, where, library, seen) for v in values):
+                        return True
         return False
+
+    def _is_class(self, node, scope):
+        """Whether ``node`` names a class the notebook defines (what calling it gives has the class's methods)."""
+        if not isinstance(node, ast.Name):
+            return False
+        kind = self.walk.resolve(node.id, scope)[0]
+        if kind == "global":
+            return any(isinstance(u, ast.ClassDef) for u, _ in self.bindings[node.id])
+        where = syntax.binding_scope(node.id, scope) if kind == "local" else None
+        return where is not None and any(
+            isinstance(n, ast.ClassDef) and n.name == node.id for n in ast.walk(where.node) if n is not where.node
+        )
+
+    def _bound_values(self, name, scope):
+        """``(values, scope)``: what the assignments of ``name`` (a notebook name if ``scope`` is None, else a local of
+        ``scope``) bind it to, a loop's iterable for a loop variable, and None where it cannot be known (``with``)."""
+        if scope is None:
+            nodes = [node for unit, target in self.bindings.get(name, []) if target is None for node in ast.walk(unit)]
+        else:
+            scope = syntax.binding_scope(name, scope)
+            nodes = list(ast.walk(scope.node)) if scope is not None else []
+        values = []
+        for node in nodes:
+            pairs = syntax.assigned_pairs(syntax.assignment(node))
+            if isinstance(node, ast.For | ast.AsyncFor | ast.comprehension):
+                pairs = [(node.target, node.iter)]
+            values += [v for t, v in pairs if any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(t))]
+        return values, scope
 
     def _global_root(self, node, scope):
         """The notebook name at the root of ``node``, or None if it is an expression or a function's local (another
@@ -614,10 +688,43 @@ class Notebook:
         """A top-level name that some import binds."""
         return any(t is not None for _, t in self.bindings.get(name, []))
 
-    def _module_name(self, name):
-        """A top-level name that only ``import x`` binds (a module for certain)."""
-        targets = [t for _, t in self.bindings.get(name, [])]
-        return bool(targets) and all(t is not None and "." not in t for t in targets)
+    @staticmethod
+    def _decorating(node, unit):
+        """Whether ``node`` is called as a decorator of a function (``@functools.wraps(f)``)."""
+        parents = syntax.parents_of(unit)
+        call = parents.get(id(node))
+        function = parents.get(id(call))
+        return (
+            isinstance(call, ast.Call)
+            and call.func is node
+            and isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef)
+            and call in function.decorator_list
+        )
+
+    def _is_module(self, node, scope, unit=None):
+        """Whether a chain is a module (``torch.nn.functional.math``: a chain of modules), or a name is one where
+        ``unit`` uses it (anywhere if None): every binding of it that may hold there is an import of a module, or a
+        notebook name assigned a chain that is one (``F = torch.nn.functional``)."""
+        if isinstance(node, ast.Attribute):
+            return any(allowlist.lookup(name)[2] == "module" for name in self.dotted(node, scope))
+        kind, imports = self.walk.resolve(node.id, scope)
+        if kind == "local":
+            return bool(imports) and all(allowlist.lookup(target)[2] == "module" for target in imports)
+        if kind != "global":
+            return False
+        when = None
+        if unit is not None:
+            position = self.position[id(unit)]
+            when = (position, len(self.units) if syntax.deferred_scope(scope) else position)
+        bindings = self.live(node.id, when)
+        return bool(bindings) and all(
+            allowlist.lookup(target)[2] == "module"
+            if target is not None
+            else isinstance(binding, ast.Assign)
+            and isinstance(binding.value, ast.Attribute)
+            and self._is_module(binding.value, None)
+            for binding, target in bindings
+        )
 
     def _module_alias(self, name):
         """A top-level name bound to a module, or to an attribute of one: by an import, or by assigning a chain."""
