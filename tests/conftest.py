@@ -1,8 +1,12 @@
 """Fixtures shared by the test suite."""
 
+import json
+import os
 import time
 
+import nbformat
 import pytest
+from filelock import FileLock
 from helpers import LESSONS, read
 from nbclient import NotebookClient
 
@@ -21,26 +25,47 @@ def lesson(request):
     return request.param
 
 
-_EXECUTED = {}  # lesson id -> (executed notebook, seconds) or the exception its execution raised
+@pytest.fixture(scope="session")
+def executions(tmp_path_factory):
+    """The folder where each notebook is executed once for the whole run, shared by every xdist worker."""
+    root = tmp_path_factory.getbasetemp()
+    folder = (root.parent if os.environ.get("PYTEST_XDIST_WORKER") else root) / "ejecutados"
+    folder.mkdir(exist_ok=True)
+    return folder
+
+
+def executed(folder, name, path):
+    """``(notebook, seconds)``: the notebook at ``path`` executed headless once per test run, by whichever worker asks
+    first (the others wait and read it); if its execution failed, every test that needs it fails with that error."""
+    record = folder / f"{name}.json"
+    with FileLock(folder / f"{name}.lock"):
+        if not record.exists():
+            notebook = read(path)
+            started = time.perf_counter()
+            try:
+                client = NotebookClient(
+                    notebook, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}
+                )
+                client.execute()
+                done = {"notebook": notebook, "seconds": time.perf_counter() - started}
+            except Exception as error:
+                done = {"error": f"{type(error).__name__}: {error}"}
+            record.write_text(json.dumps(done), encoding="utf-8")
+    done = json.loads(record.read_text(encoding="utf-8"))
+    if "error" in done:
+        raise RuntimeError(done["error"])
+    return nbformat.from_dict(done["notebook"]), done["seconds"]
 
 
 @pytest.fixture
-def executed_solution(lesson):
-    """The lesson's solution notebook executed headless once per test session, and how long it took; the tests
-    that read its outputs share it."""
-    if lesson.id not in _EXECUTED:
-        notebook = read(lesson.source)
-        started = time.perf_counter()
-        try:
-            NotebookClient(
-                notebook,
-                timeout=120,
-                kernel_name="python3",
-                resources={"metadata": {"path": str(lesson.source.parent)}},
-            ).execute()
-            _EXECUTED[lesson.id] = (notebook, time.perf_counter() - started)
-        except Exception as error:  # every test that needs it fails with the same error, without running it again
-            _EXECUTED[lesson.id] = error
-    if isinstance(_EXECUTED[lesson.id], Exception):
-        raise _EXECUTED[lesson.id]
-    return _EXECUTED[lesson.id]
+def executed_solution(lesson, executions):
+    """The lesson's solution notebook executed headless, and how long it took; the tests that read its outputs share
+    it."""
+    return executed(executions, f"solucion_{lesson.id}", lesson.source)
+
+
+@pytest.fixture
+def executed_release(lesson, executions):
+    """The student's notebook, unanswered, executed as JupyterLab's «Run All» does (a cell tagged raises-exception
+    may fail and the rest runs)."""
+    return executed(executions, f"alumno_{lesson.id}", lesson.released)

@@ -6,7 +6,9 @@ import nbformat
 import pytest
 from helpers import HIDDEN, LESSONS, SOLUTION, autograded_tests, nbgrader_meta, read, solution_code_cells
 from nbclient import NotebookClient
+from nbgrader.preprocessors import CheckCellMetadata
 from nbgrader.validator import Validator
+from traitlets import List
 
 from autograder.course import NOTEBOOKS, ROOT, is_test_cell, nbgrader_config, release, syllabus
 
@@ -60,12 +62,25 @@ def test_the_course_has_a_tangent_plot_and_a_slider():
     assert any("tangent_slider(" in text for text in sources)
 
 
-def test_solution_passes_nbgrader_validate(lesson):
-    assert Validator(config=nbgrader_config()).validate(str(lesson.source)) == {}
+class ValidatorOfExecuted(Validator):
+    """``nbgrader validate`` on a notebook that has already run: nbgrader's checks of its cells, without running it
+    again (the run is the one the other tests of the lesson read)."""
+
+    preprocessors = List([CheckCellMetadata])
 
 
-def test_blank_release_fails_every_test(lesson):
-    results = Validator(config=nbgrader_config(), invert=True).validate(str(lesson.released))
+def validated(notebook, folder, **options):
+    path = folder / "validar.ipynb"
+    nbformat.write(notebook, path)
+    return ValidatorOfExecuted(config=nbgrader_config(), **options).validate(str(path))
+
+
+def test_solution_passes_nbgrader_validate(executed_solution, tmp_path):
+    assert validated(executed_solution[0], tmp_path) == {}
+
+
+def test_blank_release_fails_every_test(executed_release, tmp_path):
+    results = validated(executed_release[0], tmp_path, invert=True)
     assert results == {}, f"these tests pass on a blank notebook: {results}"
 
 
@@ -185,13 +200,9 @@ def test_the_release_shows_test_cells_folded(lesson):
     assert hidden == tests, "exactly the test cells are folded in the student's notebook"
 
 
-def test_run_all_runs_an_unanswered_lesson_to_the_end(lesson):
+def test_run_all_runs_an_unanswered_lesson_to_the_end(executed_release):
     """As JupyterLab's «Run All» does: each unanswered exercise shows its ✗ and the rest of the lesson runs."""
-    notebook = read(lesson.released)
-    # nbclient stops at a failing cell, as JupyterLab does, unless the cell is tagged raises-exception.
-    NotebookClient(
-        notebook, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(lesson.released.parent)}}
-    ).execute()
+    notebook, _ = executed_release  # nbclient stops at a failing cell, as JupyterLab does, unless it is tagged
     code = [cell for cell in notebook.cells if cell.cell_type == "code"]
     assert all(cell.execution_count for cell in code)
     for cell in filter(is_test_cell, code):
