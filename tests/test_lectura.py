@@ -631,6 +631,17 @@ WITH_AUTOGRAD = {
         "        yield\n\n\n"
         "activo = mantener()\nnext(activo)\n\n\ndef derivada(x):\n    return 3 * torch.cos(3 * x)\n"
     ),
+    "un gancho que devuelve una función del cuaderno, dado a saved_tensors_hooks": (
+        "def hacer():\n    return lambda t: torch.autograd.grad(t.sum(), t)[0]\n\n\n"
+        "def mantener():\n    with torch.autograd.graph.saved_tensors_hooks(hacer(), hacer()):\n        yield\n\n\n"
+        "activo = mantener()\nnext(activo)\n\n\ndef derivada(x):\n    return 3 * torch.cos(3 * x)\n"
+    ),
+    "un gancho que devuelve un método de un objeto del cuaderno": (
+        "class Fabrica:\n    def hacer(self):\n        return lambda t: torch.autograd.grad(t.sum(), t)[0]\n\n\n"
+        "fabrica = Fabrica()\n\n\ndef mantener():\n"
+        "    with torch.autograd.graph.saved_tensors_hooks(fabrica.hacer(), fabrica.hacer()):\n        yield\n\n\n"
+        "activo = mantener()\nnext(activo)\n\n\ndef derivada(x):\n    return 3 * torch.cos(3 * x)\n"
+    ),
     "el mismo objeto por un nombre": (
         "class Empaque:\n    def __call__(self, t):\n        return torch.autograd.grad(t.sum(), t)[0]\n\n\n"
         "e = Empaque()\n\n\ndef mantener():\n    with torch.autograd.graph.saved_tensors_hooks(e, e):\n"

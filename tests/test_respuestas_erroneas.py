@@ -11,7 +11,7 @@ cover the whole corpus. Every variant is checked twice, as the student and the i
 - in a normal kernel (the student's notebook: the visible self-checks of ``%%comprobar``). To keep
   this fast, one kernel serves all the variants of a lesson: the first runs the whole notebook, the
   others only their answer and test cells, after a cell that deletes the previous answers' names;
-- through ``autograder.grading.batch.run`` (sealed, with the hidden tests), one call per lesson.
+- through ``autograder.grading.batch.run`` (sealed, with the hidden tests), one call for every lesson.
 
 ``pytest -s -k cifras tests/test_respuestas_erroneas.py`` prints the figures of each lesson.
 """
@@ -267,28 +267,32 @@ def _entries_of_variant(run, k):
     return [items[k] for items in run.entries.values() if k < len(items)]
 
 
-def run_grader(run, workspace):
-    """Every variant of one lesson graded in one batch (sealed and in parallel, with the hidden tests)."""
-    lesson = run.lesson
+def run_grader(runs, workspace):
+    """Every variant of the lessons graded in one batch (sealed and in parallel, with the hidden tests): one pool of
+    warm sandboxes serves them all."""
     started = time.perf_counter()
     folder = workspace / "entregas"
-    for k, notebook in enumerate(run.notebooks):
-        path = folder / f"variante{k}" / lesson.id / lesson.notebook_name
-        path.parent.mkdir(parents=True)
-        nbformat.write(notebook, path)
-    result = batch.run(folder, workspace, lesson_id=lesson.id)
-    run.seconds_grader = time.perf_counter() - started
-    maxima = {grade_id: points for grade_id, points, autograded in lesson.graded_cells() if autograded}
-    for k in range(len(run.notebooks)):
-        student = f"variante{k}"
-        outputs = _test_outputs(autograded_notebook(result, lesson, student).cells)
-        grades = row(result, lesson, student)
-        for entry in _entries_of_variant(run, k):
-            entry.grader = {
-                "points": float(grades[entry.test_id]),
-                "maximum": maxima[entry.test_id],
-                "error": error_text(outputs.get(entry.test_id, [])),
-            }
+    for run in runs:
+        for k, notebook in enumerate(run.notebooks):
+            path = folder / f"variante{k}" / run.lesson.id / run.lesson.notebook_name
+            path.parent.mkdir(parents=True)
+            nbformat.write(notebook, path)
+    result = batch.run(folder, workspace, lesson_id=runs[0].lesson.id if len(runs) == 1 else None)
+    seconds = (time.perf_counter() - started) / len(runs)  # the lessons were graded together: each gets its share
+    for run in runs:
+        run.seconds_grader = seconds
+        lesson = run.lesson
+        maxima = {grade_id: points for grade_id, points, autograded in lesson.graded_cells() if autograded}
+        for k in range(len(run.notebooks)):
+            student = f"variante{k}"
+            outputs = _test_outputs(autograded_notebook(result, lesson, student).cells)
+            grades = row(result, lesson, student)
+            for entry in _entries_of_variant(run, k):
+                entry.grader = {
+                    "points": float(grades[entry.test_id]),
+                    "maximum": maxima[entry.test_id],
+                    "error": error_text(outputs.get(entry.test_id, [])),
+                }
 
 
 @pytest.fixture(scope="module")
@@ -302,10 +306,11 @@ def runs(request, tmp_path_factory):
     lessons = [lesson for lesson_id, lesson in _lessons() if lesson_id in wanted and _present(lesson)]
     done = {lesson.id: prepare(lesson) for lesson in lessons}
     run_students(list(done.values()), tmp_path_factory.mktemp("alumno"))
-    for run in done.values():
-        try:
-            run_grader(run, tmp_path_factory.mktemp(f"calificador_{run.lesson.id[:2]}"))
-        except Exception as error:  # one lesson's broken grading must not hide the other lessons' results
+    try:
+        if done:
+            run_grader(list(done.values()), tmp_path_factory.mktemp("calificador"))
+    except Exception as error:  # every test of the corpus fails with it, not with a missing grade
+        for run in done.values():
             run.error = error
     return done
 

@@ -110,7 +110,9 @@ class Notebook:
         if "getattr" in self.bindings:  # a literal getattr() is read as an attribute: it must be the builtin
             self.hidden.append("«getattr» redefinido")
         classes = [node for unit in self.units for node in ast.walk(unit) if isinstance(node, ast.ClassDef)]
-        self.methods = {f.name for c in classes for f in c.body if isinstance(f, syntax.DEFINITIONS[:2])}  # theirs
+        self.methods = {}  # the name of each method of a notebook class: its definitions
+        for method in (f for c in classes for f in c.body if isinstance(f, syntax.DEFINITIONS[:2])):
+            self.methods.setdefault(method.name, []).append(method)
         for unit in self.units:
             self._scan(unit)
         # Every statement that puts code into an attribute, whatever object it reaches it through (``clases[0].tanh =
@@ -133,7 +135,7 @@ class Notebook:
             self.position[id(unit)],
             signature,
             tuple(self.stars),
-            frozenset(self.methods & syntax.attributes_in(unit)),
+            frozenset(self.methods.keys() & syntax.attributes_in(unit)),
         )
         found = _SCANS.get(key)
         if found is None or found[0] is not unit:
@@ -530,11 +532,15 @@ class Notebook:
             return True
         seen = set() if seen is None else seen
         parents = syntax.parents_of(value)
+        inner = syntax.bound_inside(value)  # ``[[x] for x, _ in DATOS]``: its ``x`` is what ``DATOS`` holds
         for node in ast.walk(value):
             parent = parents.get(id(node))
             called = isinstance(parent, ast.Call) and parent.func is node
-            if called and not library and not self._is_class(node, scope):
-                continue  # called here, not handed over (``torch.tensor([f(v) for v in datos])``); an object is
+            if called and not library:  # called here, not handed over (``torch.tensor([f(v) for v in datos])``),
+                # but an object of a notebook class is, and so is what a function that returns code gives
+                if self._is_class(node, scope) or self._returns_code(node, scope, seen):
+                    return True
+                continue
             if isinstance(node, ast.Lambda):
                 return True
             if isinstance(node, ast.Attribute) and node.attr in self.methods and not called:
@@ -549,13 +555,99 @@ class Notebook:
                 if kind == "local" and not called and syntax.local_definition(node.id, scope):
                     return True
                 handed = not called and not (isinstance(parent, ast.Attribute) and parent.value is node)
-                if not library and handed and kind in ("global", "local") and (node.id, kind) not in seen:
-                    seen.add((node.id, kind))  # ``e = Empaque()`` handed as ``e``: what it is bound to
-                    values, where = (
-                        self._bound_values(node.id, scope) if kind == "local" else self._bound_values(node.id, None)
-                    )
-                    if any(self._may_be_code(v, where, library, seen) for v in values):
-                        return True
+                if not library and handed and node.id not in inner and self._is_code(node, scope, seen):
+                    return True  # ``e = Empaque()`` handed as ``e``
+        return False
+
+    def _is_code(self, value, scope, seen, own=frozenset()):
+        """Whether what ``value`` gives may be code (not whether code is mentioned in it): a lambda, a notebook function
+        or class, a method, an object of a notebook class, what a function that returns code gives, a container
+        of any of them, a name bound to one, or what a library's function gives when it receives one (it may give it
+        back). What the course's package, a tensor constructor or :data:`.CALL_ONLY` give is data."""
+        if isinstance(value, ast.Lambda):
+            return True
+        if isinstance(value, ast.Name):
+            if value.id in own:  # a comprehension's variable: what it runs over is read instead
+                return False
+            kind = self.walk.resolve(value.id, scope)[0]
+            if kind not in ("global", "local") or (value.id, kind, id(scope)) in seen:
+                return False
+            seen.add((value.id, kind, id(scope)))
+            if kind == "global" and any(isinstance(u, syntax.DEFINITIONS) for u, _ in self.bindings[value.id]):
+                return True
+            if kind == "local" and syntax.local_definition(value.id, scope):
+                return True
+            values, where = self._bound_values(value.id, scope if kind == "local" else None)
+            return any(v is not None and self._is_code(v, where, seen) for v in values)
+        if isinstance(value, ast.Attribute):
+            return value.attr in self.methods
+        if isinstance(value, ast.Call):
+            func = value.func
+            if self._is_class(func, scope):
+                return True
+            if self._notebook_function(func, scope):
+                return self._returns_code(func, scope, seen)
+            names = self.dotted(func, scope)
+            data = (allowlist.LIBRARY_PACKAGES, allowlist.CALL_ONLY, TENSOR_MAKERS)
+            if names and all(any(allowlist.under(n, prefixes) for prefixes in data) for n in names):
+                return False
+            given = [*value.args, *(k.value for k in value.keywords)]  # it may give back what it receives,
+            if isinstance(func, ast.Attribute) and not names:  # and a method, what its object holds (``d.get(k)``)
+                given.append(func.value)
+            return any(self._is_code(a, scope, seen, own) for a in given)
+        if isinstance(value, ast.Tuple | ast.List | ast.Set):
+            return any(self._is_code(e, scope, seen, own) for e in value.elts)
+        if isinstance(value, ast.Dict):
+            return any(self._is_code(v, scope, seen, own) for v in value.values)
+        if isinstance(value, syntax.COMPREHENSIONS):
+            variables = own | syntax.bound_inside(value)  # they hold what they run over, which is read
+            parts = [value.value] if isinstance(value, ast.DictComp) else [value.elt]
+            return any(self._is_code(part, scope, seen, variables) for part in parts) or any(
+                self._is_code(g.iter, scope, seen, own) for g in value.generators
+            )
+        if isinstance(value, ast.IfExp):
+            return self._is_code(value.body, scope, seen, own) or self._is_code(value.orelse, scope, seen, own)
+        if isinstance(value, ast.BoolOp):
+            return any(self._is_code(v, scope, seen, own) for v in value.values)
+        if isinstance(value, ast.NamedExpr | ast.Starred | ast.Subscript | ast.Await):
+            return self._is_code(value.value, scope, seen, own)
+        return False
+
+    def _notebook_function(self, node, scope):
+        """Whether ``node`` names a function the notebook defines, or one of its classes' methods."""
+        if isinstance(node, ast.Attribute):
+            return node.attr in self.methods
+        if not isinstance(node, ast.Name):
+            return False
+        kind = self.walk.resolve(node.id, scope)[0]
+        if kind == "global":
+            return all(isinstance(u, ast.FunctionDef | ast.AsyncFunctionDef) for u, _ in self.bindings[node.id])
+        return kind == "local" and syntax.local_definition(node.id, scope) and not self._is_class(node, scope)
+
+    def _returns_code(self, node, scope, seen):
+        """Whether calling ``node`` (a notebook function, or a method the notebook defines) may give code: one of its
+        ``return`` statements gives a lambda, a function, an object of a notebook class…"""
+        if isinstance(node, ast.Attribute) and node.attr in self.methods:
+            functions, around = self.methods[node.attr], None
+        elif isinstance(node, ast.Name) and self.walk.resolve(node.id, scope)[0] == "global":
+            functions = [u for u, _ in self.bindings[node.id] if isinstance(u, ast.FunctionDef | ast.AsyncFunctionDef)]
+            around = None
+        elif isinstance(node, ast.Name) and syntax.local_definition(node.id, scope):
+            around = syntax.binding_scope(node.id, scope)
+            functions = [
+                f
+                for f in ast.walk(around.node)
+                if isinstance(f, ast.FunctionDef | ast.AsyncFunctionDef) and f.name == node.id
+            ]
+        else:
+            return False
+        for function in functions:
+            if ("returns", id(function)) in seen:
+                continue
+            seen.add(("returns", id(function)))
+            inner = syntax.Scope(function, around)
+            if any(self._is_code(value, inner, seen) for value in syntax.returned(function)):
+                return True
         return False
 
     def _is_class(self, node, scope):
@@ -570,9 +662,10 @@ class Notebook:
             isinstance(n, ast.ClassDef) and n.name == node.id for n in ast.walk(where.node) if n is not where.node
         )
 
-    def _bound_values(self, name, scope):
+    def _bound_values(self, name, scope, follow=True):
         """``(values, scope)``: what the assignments of ``name`` (a notebook name if ``scope`` is None, else a local of
-        ``scope``) bind it to, a loop's iterable for a loop variable, and None where it cannot be known (``with``)."""
+        ``scope``) bind it to, what a loop variable takes (:meth:`_elements`; with ``follow=False``, the whole
+        iterable), and None where it cannot be known (``with``)."""
         if scope is None:
             nodes = [node for unit, target in self.bindings.get(name, []) if target is None for node in ast.walk(unit)]
         else:
@@ -583,8 +676,26 @@ class Notebook:
             pairs = syntax.assigned_pairs(syntax.assignment(node))
             if isinstance(node, ast.For | ast.AsyncFor | ast.comprehension):
                 pairs = [(node.target, node.iter)]
-            values += [v for t, v in pairs if any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(t))]
+            for target, value in pairs:
+                if any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(target)):
+                    looped = follow and isinstance(node, ast.For | ast.AsyncFor | ast.comprehension)
+                    values.append(self._elements(target, name, value, scope) if looped else value)
         return values, scope
+
+    def _elements(self, target, name, iterable, scope):
+        """What a loop's ``name`` takes from ``iterable``: with ``for a, b in [(f, 1), (g, 2)]`` (or a name bound only
+        to such a list), ``b`` takes only the second places (``(1, 2)``); otherwise, anything the iterable holds."""
+        places = [i for i, e in enumerate(getattr(target, "elts", [])) if isinstance(e, ast.Name) and e.id == name]
+        displays = [iterable]
+        if isinstance(iterable, ast.Name) and self.walk.resolve(iterable.id, scope)[0] in ("global", "local"):
+            local = self.walk.resolve(iterable.id, scope)[0] == "local"
+            displays = self._bound_values(iterable.id, scope if local else None, follow=False)[0]
+        rows = [row for display in displays for row in getattr(display, "elts", [None])]
+        if not places or not displays or not all(isinstance(d, ast.List | ast.Tuple) for d in displays):
+            return iterable
+        if not all(isinstance(row, ast.Tuple | ast.List) and len(row.elts) == len(target.elts) for row in rows):
+            return iterable
+        return ast.Tuple(elts=[row.elts[places[0]] for row in rows], ctx=ast.Load())
 
     def _global_root(self, node, scope):
         """The notebook name at the root of ``node``, or None if it is an expression or a function's local (another

@@ -410,3 +410,26 @@ def parents_of(unit):
         for child in ast.iter_child_nodes(parent):
             parents[id(child)] = parent
     return parents
+
+
+def returned(function):
+    """What the ``return`` statements of ``function`` give (not those of the functions defined inside it)."""
+    found, pending = [], list(function.body)
+    while pending:
+        node = pending.pop()
+        if isinstance(node, ast.Return) and node.value is not None:
+            found.append(node.value)
+        if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | ast.ClassDef):
+            pending.extend(ast.iter_child_nodes(node))
+    return found
+
+
+def bound_inside(value):
+    """The names that a comprehension or a lambda inside ``value`` binds for itself."""
+    found = set()
+    for node in ast.walk(value):
+        if isinstance(node, ast.comprehension):
+            found |= {n.id for n in ast.walk(node.target) if isinstance(n, ast.Name)}
+        elif isinstance(node, ast.Lambda):
+            found |= {a.arg for a in ast.walk(node.args) if isinstance(a, ast.arg)}
+    return found
