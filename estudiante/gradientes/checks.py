@@ -631,7 +631,8 @@ ALLOWED_MODULES = (
 )  # fmt: skip
 UNREADABLE_HINT = (
     "en este ejercicio escribe las llamadas tal cual, con nombres que tu cuaderno define o importa (sin getattr, "
-    "eval, globals(), atributos __…__ ni órdenes mágicas que ejecuten código), para que se pueda comprobar qué usa."
+    "eval, globals(), atributos __…__, órdenes del sistema (!, %%bash) ni órdenes mágicas que ejecuten código), para "
+    "que se pueda comprobar qué usa."
 )
 
 

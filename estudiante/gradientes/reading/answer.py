@@ -119,7 +119,7 @@ def read(answer_name, sources=None):
     # What to read: a top-level statement, and when the code in its functions may run (its own code runs where it is).
     end = len(notebook.units)
     pending, seen_units, seen_names = [], set(), set()
-    now = None  # when the functions of the statement being read may run, and where the statement is
+    now = None  # when the functions of the statement being read may run, where the statement is, and the statement
 
     def reach(name, when):
         if (name, when) in seen_names:
@@ -143,25 +143,37 @@ def read(answer_name, sources=None):
     called = set()  # the attributes the code reads (methods, module functions)
     calls_element = False  # whether it calls what a container holds (``reglas["tanh"](x)``, ``reglas.get("tanh")(x)``)
 
+    def outlives(container, scope):
+        """Whether ``container`` is reached from a value that outlives a call: a notebook name, a module, a default,
+        or a display that holds one (``[numpy.sctypeDict][0]``); what a call returns is read where it is made."""
+        while isinstance(container, ast.Attribute | ast.Subscript):
+            container = container.value
+        if isinstance(container, ast.List | ast.Tuple | ast.Set):
+            return any(outlives(element, scope) for element in container.elts)
+        if not isinstance(container, ast.Name):
+            return False
+        kind, imports = notebook.walk.resolve(container.id, scope)
+        return kind == "global" or bool(imports) or (kind == "local" and syntax.defaulted(container.id, scope))
+
     def visit(node, scope):
         nonlocal calls_element
+        parents = syntax.parents_of(now[3])
         if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load):
             called.add(node.attr)  # read or called: what replaced it runs through it
-        elif isinstance(node, ast.Call) and (
-            isinstance(node.func, ast.Subscript) or (isinstance(node.func, ast.Attribute) and node.func.attr in TAKING)
-        ):
-            calls_element = True  # what it takes may be code, called now or through one of its methods
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Subscript):
+            calls_element = True  # ``reglas["tanh"](x)``
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in TAKING:
+            # ``reglas.get("tanh")(x)``, ``numpy.sctypeDict.get("k").metodo()``: what it takes may be code
+            called_now = isinstance(parents.get(id(node)), ast.Call) and parents[id(node)].func is node
+            calls_element |= called_now or outlives(node.func.value, scope)
         elif (
             isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and syntax.element_local(node.func.id, scope)
         ):
             calls_element = True  # ``for f in TABLA: f(x)``
         elif isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load):
-            # ``TABLA[0]``, ``modelo.capas[0]``, ``memo["k"]`` (a default), ``numpy.sctypeDict["k"]``, ``[d][0]``: what
-            # the element is may run code (``__getitem__``, a call, one of its methods)
-            root = syntax.root_name(node.value)
-            kind, imports = notebook.walk.resolve(root.id, scope) if root is not None else ("expression", None)
-            calls_element |= kind in ("global", "expression") or bool(imports)
-            calls_element |= kind == "local" and syntax.defaulted(root.id, scope)
+            # ``TABLA[0]``, ``modelo.capas[0]``, ``memo["k"]`` (a default), ``numpy.sctypeDict["k"]``, ``[TABLA][0]``:
+            # what the element of a value that outlives the call is may run code (``__getitem__``, a call, a method)
+            calls_element |= outlives(node.value, scope)
         if not isinstance(node, PLAIN_NODES):
             reading.not_plain.append(type(node).__name__)
         if isinstance(node, ast.Constant) and type(node.value) is complex:
@@ -200,7 +212,7 @@ def read(answer_name, sources=None):
         unit, deferred = pending.pop()
         if (id(unit), deferred) not in seen_units:
             seen_units.add((id(unit), deferred))
-            now = (*deferred, notebook.position[id(unit)])
+            now = (*deferred, notebook.position[id(unit)], unit)
             notebook.walk.run(unit, notebook.scopes.get(id(unit)), visit)
         if not pending:  # what replaces an attribute the code reads, through any name, is read too
             stores = [u for attribute in called - pulled for u in notebook.attribute_stores.get(attribute, [])]
