@@ -681,6 +681,14 @@ WITH_AUTOGRAD = {
         "paquete = '/trabajo/mio'\n%pip install --quiet --no-deps \"{paquete}\" torchviz\n\n\n"
         "def derivada(x):\n    return 3 * torch.cos(3 * x)\n"
     ),
+    "una variable de entorno cambiada, que después lee %pip": (
+        "import os\n\nos.environ.update(GRADIENTES_PAQUETE='/trabajo/mio')\n\n\n"
+        "def derivada(x):\n    return 3 * torch.cos(3 * x)\n"
+    ),
+    "os.environ alcanzado por una expresión": (
+        "import os\n\n[os.environ][0]['GRADIENTES_PAQUETE'] = '/trabajo/mio'\n\n\n"
+        "def derivada(x):\n    return 3 * torch.cos(3 * x)\n"
+    ),
     "un %pip con otra línea": (
         "%pip install --no-build-isolation /trabajo/mio\n\n\ndef derivada(x):\n    return 3 * torch.cos(3 * x)\n"
     ),

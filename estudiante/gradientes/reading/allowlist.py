@@ -28,7 +28,7 @@ LIBRARY_PACKAGES = ("gradientes",)
 # Single names of other modules: they only read a fact, or compute.
 LIBRARY_NAMES = frozenset(
     {
-        "os.environ", "os.getenv", "os.path", "os.getcwd", "os.listdir", "os.cpu_count", "pathlib.Path",
+        "os.environ.get", "os.getenv", "os.path", "os.getcwd", "os.listdir", "os.cpu_count", "pathlib.Path",
         "importlib.util.find_spec", "inspect.signature", "torch.cuda.is_available", "sys.version", "sys.version_info",
         "sys.platform",
         *(RECURSION_LIMIT := ("sys.setrecursionlimit", "sys.getrecursionlimit")),
