@@ -692,6 +692,32 @@ WITH_AUTOGRAD = {
     "un %pip con otra línea": (
         "%pip install --no-build-isolation /trabajo/mio\n\n\ndef derivada(x):\n    return 3 * torch.cos(3 * x)\n"
     ),
+    "una celda de una línea que IPython ejecuta como %time (automagia)": (
+        "def derivada(x):\n    return 3 * torch.cos(3 * x)\n",
+        "time def derivada(x): return torch.autograd.grad(torch.sin(3 * x).sum(), x)[0]",
+    ),
+    "la misma automagia con prun": (
+        "def derivada(x):\n    return 3 * torch.cos(3 * x)\n",
+        "prun -q def derivada(x): return torch.autograd.grad(torch.sin(3 * x).sum(), x)[0]",
+    ),
+    "heapq.heappush que pone una función en una lista del cuaderno": (
+        "import heapq\n\nATAJOS = []\n\n\n"
+        "def atajo(v):\n    return torch.autograd.grad(torch.sin(3 * v).sum(), v)[0]\n\n\n"
+        "heapq.heappush(ATAJOS, atajo)\n\n\ndef derivada(x):\n    return ATAJOS[0](x)\n"
+    ),
+    "bisect.insort que pone una función en una lista del cuaderno": (
+        "import bisect\n\nATAJOS = []\n\n\n"
+        "def atajo(v):\n    return torch.autograd.grad(torch.sin(3 * v).sum(), v)[0]\n\n\n"
+        "bisect.insort(ATAJOS, atajo)\n\n\ndef derivada(x):\n    return ATAJOS[0](x)\n"
+    ),
+    "el nodo de autograd por un atributo privado": (
+        "def derivada(x):\n    h = x.detach().clone()\n    h.requires_grad = True\n    s = torch.sin(3 * h)\n"
+        "    return s._grad_fn(torch.ones_like(s))\n"
+    ),
+    "el paso complejo": (
+        "def derivada(x):\n    z = x.to(torch.complex128) + 1e-30j\n"
+        "    return (torch.sin(3 * z).imag / 1e-30).to(x.dtype)\n"
+    ),
     "el propio lector, al que se le cambian las celdas que lee": (
         "from gradientes.reading import cell_sources\n\ncell_sources.SOURCES.set([])\n\n\n"
         "def derivada(x):\n    return 3 * torch.cos(3 * x)\n"

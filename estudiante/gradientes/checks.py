@@ -1002,11 +1002,18 @@ AUTOGRAD_APIS = (
 )
 
 
+# Complex numbers: the complex step (``f(x + h·1j).imag / h``) gives a derivative to float64 precision with no rule.
+NO_COMPLEX = ("complex", ".imag", ".real", ".conjugate", "torch.complex64", "torch.complex128", "torch.cfloat",
+              "torch.cdouble", "torch.complex", "torch.view_as_real", "torch.view_as_complex", "torch.real",
+              "torch.imag", "torch.polar")  # fmt: skip
+
+
 def check_without_autograd(student_fn, hint=None):
-    """The statement asks for a computation by hand: the answer's code must not reach autograd (read in full)."""
+    """The statement asks for a computation by hand: the answer's code must not reach autograd, nor complex numbers
+    (read in full)."""
     check_statement(
         student_fn,
-        forbidden=AUTOGRAD_APIS,
+        forbidden=(*AUTOGRAD_APIS, *NO_COMPLEX),
         hint=hint or "aquí se pide el cálculo a mano: escribe tú cada derivada, sin backward(), .grad ni autograd.",
     )
 

@@ -17,6 +17,7 @@ import math
 
 from gradientes.checks import (
     AUTOGRAD_APIS,
+    NO_COMPLEX,
     check_number,
     check_statement,
     check_tensor,
@@ -37,10 +38,6 @@ ENGINE_ULPS = 8
 # difference at its best step lands within 2e-15 about one time in ten (within 1e-15 for exp, one in three).
 LOCAL_TOLERANCE = {"tanh": 2e-15, "exp": 1e-15, "**": 2e-15}
 LOCAL_DEFAULT = 1e-15
-
-
-# Complex numbers give the complex-step derivative, exact to rounding with no derivative written: not an engine.
-NO_COMPLEX = ("complex", ".imag", ".real", ".conjugate")
 
 
 def check_engine_code(answer, hint=None, modules=ENGINE_MODULES):

@@ -187,6 +187,9 @@ def read(answer_name, sources=None):
         when = now[:2] if syntax.deferred_scope(scope) else (now[2],) * 2
         if isinstance(node, ast.Attribute):
             reading.attributes.add(node.attr)
+            private = node.attr.startswith("_") and not node.attr.startswith("__")
+            if private and node.attr not in notebook.own_attributes:
+                reading.unknown.append(f"el atributo privado «.{node.attr}», que no define tu cuaderno")
             dotted = notebook.dotted(node, scope, when)
             reading.names.update(dotted)
             plain = all(allowlist.under(d, PLAIN_MODULES) for d in dotted) if dotted else node.attr in PLAIN_METHODS

@@ -94,7 +94,27 @@ def parse(source):
     try:
         return _LiteralGetattr().visit(ast.parse(code)), []
     except (SyntaxError, ValueError):
+        # IPython runs a cell of one line that starts with a magic's name as that magic (``time def f(x): …``)
+        word = re.match(r"\s*([A-Za-z_]\w*)\s", code)
+        if len(code.strip().splitlines()) == 1 and word and word.group(1) in _line_magics():
+            return None, [f"una celda de una línea que IPython ejecuta como la orden mágica «{word.group(1)}»"]
         return None, []
+
+
+@functools.lru_cache(maxsize=1)
+def _line_magics():
+    """The names of IPython's line magics (and the kernel's): IPython runs them without ``%`` (automagic)."""
+    from IPython.core import magics
+
+    classes = [getattr(magics, name) for name in dir(magics)]
+    try:
+        from ipykernel.zmqshell import KernelMagics
+
+        classes.append(KernelMagics)
+    except ImportError:
+        pass
+    tables = [c.magics for c in classes if isinstance(getattr(c, "magics", None), dict)]
+    return frozenset(name for table in tables for name in table.get("line", {}))
 
 
 class _LiteralGetattr(ast.NodeTransformer):

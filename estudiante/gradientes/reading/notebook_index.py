@@ -113,6 +113,21 @@ class Notebook:
         self.methods = {}  # the name of each method of a notebook class: its definitions
         for method in (f for c in classes for f in c.body if isinstance(f, syntax.DEFINITIONS[:2])):
             self.methods.setdefault(method.name, []).append(method)
+        # The attributes the notebook's own code defines (stored, methods, class attributes): a private one that it
+        # does not define (``t._grad_fn``) belongs to a library, and reaches what its public names do not.
+        self.own_attributes = set(self.methods) | {
+            node.attr
+            for unit in self.units
+            for node in ast.walk(unit)
+            if isinstance(node, ast.Attribute) and not isinstance(node.ctx, ast.Load)
+        }
+        self.own_attributes |= {
+            target.id
+            for c in classes
+            for statement in c.body
+            for target in (syntax.assignment(statement) or ([], None))[0]
+            if isinstance(target, ast.Name)
+        }
         for unit in self.units:
             self._scan(unit)
         # Every statement that puts code into an attribute, whatever object it reaches it through (``clases[0].tanh =
@@ -451,6 +466,14 @@ class Notebook:
     def _index_store(self, unit, node, scope):
         """Index a statement that puts code into an attribute or a container element (for :func:`.read`), whatever
         object it reaches them through, except an object its function made itself (:meth:`_fresh_local`)."""
+        arguments = [*node.args, *(k.value for k in node.keywords)] if isinstance(node, ast.Call) else []
+        names = self.dotted(node.func, scope) if arguments else []
+        course = names and all(allowlist.under(n, allowlist.LIBRARY_PACKAGES) for n in names)
+        code = [a for a in arguments if self._may_be_code(a, scope, False)] if names and not course else []
+        for argument in arguments if code else []:  # ``heapq.heappush(TABLA, f)``: a library may fill what it gets
+            root = syntax.root_name(argument)
+            if argument not in code and root is not None and not self._fresh_local(root, scope):
+                self.container_stores.append((unit, self._global_root(argument, scope)))
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in FILLING:
             arguments = [*node.args, *(k.value for k in node.keywords)]
             if any(self._code_like(a) for a in arguments):
