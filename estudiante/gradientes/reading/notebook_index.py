@@ -471,9 +471,9 @@ class Notebook:
         course = names and all(allowlist.under(n, allowlist.LIBRARY_PACKAGES) for n in names)
         code = [a for a in arguments if self._may_be_code(a, scope, False)] if names and not course else []
         for argument in arguments if code else []:  # ``heapq.heappush(TABLA, f)``: a library may fill what it gets
-            root = syntax.root_name(argument)
-            if argument not in code and root is not None and not self._fresh_local(root, scope):
-                self.container_stores.append((unit, self._global_root(argument, scope)))
+            root = self._global_root(argument, scope)  # (a local it fills is read where the function is)
+            if argument not in code and root is not None and not self._tensor_only(root.id):
+                self.container_stores.append((unit, root))
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in FILLING:
             arguments = [*node.args, *(k.value for k in node.keywords)]
             if any(self._code_like(a) for a in arguments):
@@ -504,6 +504,24 @@ class Notebook:
                         self.hidden.append(
                             f"«{written}», código puesto en un contenedor que puede ser de una biblioteca"
                         )
+
+    def _tensor_only(self, name):
+        """Whether every binding of the notebook name ``name`` is a number or a tensor that one of torch's
+        constructors makes (``x = torch.linspace(…).requires_grad_()``): it holds no code."""
+
+        def tensor(value):
+            while isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute):
+                names = self.dotted(value.func, None)
+                if names:
+                    return all(allowlist.under(n, TENSOR_MAKERS) for n in names)
+                value = value.func.value  # a method of what it makes (``.requires_grad_()``, ``.double()``)
+            return isinstance(value, ast.Constant)
+
+        bindings = self.bindings.get(name, [])
+        return bool(bindings) and all(
+            target is None and all(tensor(v) for v in self._bound_values(name, None, follow=False)[0])
+            for _, target in bindings
+        )
 
     def _foreign(self, container, scope):
         """Whether ``container`` (what ``container[k] = …`` or ``container.update(…)`` fills) may be a library's object:
