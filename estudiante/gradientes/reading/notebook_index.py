@@ -675,11 +675,7 @@ class Notebook:
             around = None
         elif isinstance(node, ast.Name) and syntax.local_definition(node.id, scope):
             around = syntax.binding_scope(node.id, scope)
-            functions = [
-                f
-                for f in ast.walk(around.node)
-                if isinstance(f, ast.FunctionDef | ast.AsyncFunctionDef) and f.name == node.id
-            ]
+            functions = [f for f in syntax.local_definitions(node.id, scope) if not isinstance(f, ast.ClassDef)]
         else:
             return False
         for function in functions:
@@ -698,10 +694,7 @@ class Notebook:
         kind = self.walk.resolve(node.id, scope)[0]
         if kind == "global":
             return any(isinstance(u, ast.ClassDef) for u, _ in self.bindings[node.id])
-        where = syntax.binding_scope(node.id, scope) if kind == "local" else None
-        return where is not None and any(
-            isinstance(n, ast.ClassDef) and n.name == node.id for n in ast.walk(where.node) if n is not where.node
-        )
+        return kind == "local" and any(isinstance(n, ast.ClassDef) for n in syntax.local_definitions(node.id, scope))
 
     def _bound_values(self, name, scope, follow=True):
         """``(values, scope)``: what the assignments of ``name`` (a notebook name if ``scope`` is None, else a local of
@@ -728,9 +721,9 @@ class Notebook:
         to such a list), ``b`` takes only the second places (``(1, 2)``); otherwise, anything the iterable holds."""
         places = [i for i, e in enumerate(getattr(target, "elts", [])) if isinstance(e, ast.Name) and e.id == name]
         displays = [iterable]
-        if isinstance(iterable, ast.Name) and self.walk.resolve(iterable.id, scope)[0] in ("global", "local"):
-            local = self.walk.resolve(iterable.id, scope)[0] == "local"
-            displays = self._bound_values(iterable.id, scope if local else None, follow=False)[0]
+        kind = self.walk.resolve(iterable.id, scope)[0] if isinstance(iterable, ast.Name) else None
+        if kind in ("global", "local"):
+            displays = self._bound_values(iterable.id, scope if kind == "local" else None, follow=False)[0]
         rows = [row for display in displays for row in getattr(display, "elts", [None])]
         if not places or not displays or not all(isinstance(d, ast.List | ast.Tuple) for d in displays):
             return iterable

@@ -329,12 +329,17 @@ def binding_scope(name, scope):
     return scope
 
 
+def local_definitions(name, scope):
+    """The ``def`` and ``class`` statements that define the local ``name`` in the scope that binds it."""
+    scope = binding_scope(name, scope)
+    if scope is None:
+        return []
+    return [n for n in ast.walk(scope.node) if n is not scope.node and isinstance(n, DEFINITIONS) and n.name == name]
+
+
 def local_definition(name, scope):
     """Whether the local ``name`` is a function or class defined in its scope."""
-    scope = binding_scope(name, scope)
-    return scope is not None and any(
-        isinstance(n, DEFINITIONS) and n.name == name for n in ast.walk(scope.node) if n is not scope.node
-    )
+    return bool(local_definitions(name, scope))
 
 
 def defaulted(name, scope):
