@@ -217,7 +217,13 @@ def test_a_prediction_that_can_reach_anything_but_plain_python_fails(code):
     code = (code,) if isinstance(code, str) else code
     cells = [*code] if "prediccion" in code[0] else [*code, "def prediccion(x):\n    return ayuda(1).item()\n"]
     message = prediction(*cells)
-    assert message is not None and "una predicción no se calcula con código" in message, message
+    assert message is not None, cells
+    assert "una predicción no se calcula con código" in message or "no se puede comprobar qué usa" in message, message
+
+
+def test_a_prediction_beside_an_unreadable_cell_says_the_cell_is_the_cause():
+    message = prediction("import pandas as pd\n", "def prediccion(x):\n    return 2 * x\n")
+    assert message.startswith("no se puede comprobar qué usa prediccion: tu cuaderno tiene la importación de «pandas»")
 
 
 # A rule that differentiates with autograd, put where an answer by hand looks it up.

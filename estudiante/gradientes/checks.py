@@ -630,10 +630,20 @@ ALLOWED_MODULES = (
     "numbers", "fractions", "statistics", "heapq", "bisect", "copy", "string", "time", "warnings", "graphlib",
 )  # fmt: skip
 UNREADABLE_HINT = (
-    "en este ejercicio escribe las llamadas tal cual, con nombres que tu cuaderno define o importa (sin getattr, "
-    "eval, globals(), atributos __…__, órdenes del sistema (!, %%bash) ni órdenes mágicas que ejecuten código), para "
-    "que se pueda comprobar qué usa."
+    "en este ejercicio escribe las llamadas tal cual, con nombres que tu cuaderno define o importa de los módulos del "
+    "curso (sin getattr, eval, globals(), atributos __…__, órdenes del sistema (!, %%bash) ni órdenes mágicas que "
+    "ejecuten código), para que se pueda comprobar qué usa. Se lee todo lo que has ejecutado: si ya lo quitaste, usa "
+    "Kernel → Reiniciar el kernel y ejecutar todas las celdas…"
 )
+
+
+def _fail_if_unreadable(name, reading):
+    """A reading that is not complete decides nothing: say what in the notebook stops it."""
+    if reading.unknown:
+        fail(
+            f"no se puede comprobar qué usa {name}: tu cuaderno tiene {', '.join(reading.unknown[:3])}.",
+            UNREADABLE_HINT,
+        )
 
 
 def _answer_name(student_fn):
@@ -710,11 +720,7 @@ def check_statement(student_fn, *, forbidden=(), modules=ALLOWED_MODULES, hint=N
             "borra la línea raise NotImplementedError() y escribe tu código.",
         )
     reading = _read_answer(name)
-    if reading.unknown:
-        fail(
-            f"no se puede comprobar qué usa {name}: tu cuaderno tiene {', '.join(reading.unknown[:3])}.",
-            UNREADABLE_HINT,
-        )
+    _fail_if_unreadable(name, reading)
     outside = sorted(module for module in reading.modules() if module not in modules)
     if outside:
         fail(f"{name} usa {_quoted(outside)}, que el enunciado no permite en este ejercicio.", hint)
@@ -1050,8 +1056,9 @@ def check_prediction_is_plain(prediction):
     reading that is not complete, fails."""
     name = _answer_name(prediction)
     reading = _read_answer(name)
+    _fail_if_unreadable(name, reading)
     modules = [f"«{m}»" for m in sorted(reading.modules()) if m not in PLAIN_MODULES]
-    shown = reading.unknown or modules or [f"«{item}»" for item in reading.not_plain]
+    shown = modules or [f"«{item}»" for item in reading.not_plain]
     if shown:
         fail(
             f"{name} usa {', '.join(shown[:4])}, que el enunciado no permite: una predicción no se calcula con código.",
