@@ -783,3 +783,25 @@ def test_the_lab_reads_the_latest_run_of_each_cell_and_the_grader_every_cell(mon
     checks.check_without_autograd("ayudas")
     cells = [first_try, "ayudas = [derivada]\n", second_try]  # a notebook with both cells: the first one counts
     assert outcome(checks.check_without_autograd, cells, "ayudas") is not None
+
+
+def test_the_lab_reads_a_cell_that_raised_as_the_grader_does(monkeypatch):
+    """A cell that stops before its ``def`` leaves the earlier definition in the kernel: the lab's reading keeps both
+    (as the grader's does), and once the cell runs to its end, only the new one."""
+    from IPython.core.interactiveshell import InteractiveShell
+
+    monkeypatch.setattr(cell_sources, "RAISED_RUNS", set())
+    by_autograd = "def derivada(x):\n    return torch.autograd.grad(torch.sin(3 * x).sum(), x)[0]\n"
+    by_hand = "def derivada(x):\n    return 3 * torch.cos(3 * x)\n"
+    check = "checks.check_without_autograd('derivada')\n"
+    shell = InteractiveShell.instance()
+    try:
+        shell.extension_manager.load_extension("gradientes.selfcheck")
+        shell.run_cell("import torch\nfrom gradientes import checks\n", store_history=True)
+        shell.run_cell(by_autograd, store_history=True)
+        shell.run_cell("assert False, 'a medio escribir'\n\n\n" + by_hand, store_history=True)
+        assert isinstance(shell.run_cell(check, store_history=True).error_in_exec, CheckFailure)
+        shell.run_cell("assert True, 'a medio escribir'\n\n\n" + by_hand, store_history=True)
+        assert shell.run_cell(check, store_history=True).success
+    finally:
+        InteractiveShell.clear_instance()

@@ -30,6 +30,7 @@ from gradientes.checks import (
     student_raised,
     student_too_slow,
 )
+from gradientes.reading.cell_sources import record_raised
 
 
 class _TooSlow(BaseException):
@@ -142,10 +143,13 @@ def comprobar(line, cell):
 def load_ipython_extension(shell):
     """IPython extension hook: ``lab_setup`` loads this module in every kernel of the course's environment.
 
-    Besides ``%%comprobar``, a graph shown without Graphviz installed says how to install it (:mod:`.graphs`).
+    Besides ``%%comprobar``, a graph shown without Graphviz installed says how to install it (:mod:`.graphs`), and
+    each cell that stops at an exception is recorded for the reader, which the grader tells the same way.
     """
     shell.register_magic_function(comprobar, magic_kind="cell", magic_name="comprobar")
     graphs.register(shell)
+    if record_raised not in shell.events.callbacks["post_run_cell"]:  # the reader tells the cells that raised
+        shell.events.register("post_run_cell", record_raised)
 
 
 def register():

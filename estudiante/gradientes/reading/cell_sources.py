@@ -48,6 +48,16 @@ class RaisedCell(str):
     so the bindings before it still count."""
 
 
+# In the lab, the execution counts of the cells that stopped at an exception (see :func:`record_raised`).
+RAISED_RUNS = set()
+
+
+def record_raised(result):
+    """IPython's ``post_run_cell`` event: remember a cell that stopped at an exception, as the grader does."""
+    if not result.success and result.execution_count is not None:
+        RAISED_RUNS.add(result.execution_count)
+
+
 def student_sources():
     """The code cells the student ran, in order: the grader's copy, or IPython's history in the lab."""
     sources = SOURCES.get()
@@ -57,12 +67,14 @@ def student_sources():
         history = get_ipython().user_ns.get("In", [])  # IPython's builtin in a kernel
     except NameError:
         return []
-    return _latest_runs([c for c in history if isinstance(c, str)])
+    runs = [RaisedCell(c) if i in RAISED_RUNS else c for i, c in enumerate(history) if isinstance(c, str)]
+    return _latest_runs(runs)
 
 
 def _latest_runs(history):
     """IPython's history holds every run of every cell: a later run of the same cell (one that defines the same
-    functions and classes) replaces the earlier ones, as in the notebook that the grader runs from the top once."""
+    functions and classes) replaces the earlier ones, as in the notebook that the grader runs from the top once; a run
+    that stopped at an exception replaces none (what they bound may still hold)."""
     kept, seen = [], set()
     for source in reversed(history):
         module = parse(source)[0]
@@ -70,7 +82,8 @@ def _latest_runs(history):
         defined = frozenset(unit.name for unit in body if isinstance(unit, syntax.DEFINITIONS))
         if defined and defined in seen:
             continue
-        seen.add(defined)
+        if not isinstance(source, RaisedCell):
+            seen.add(defined)
         kept.append(source)
     return kept[::-1]
 
