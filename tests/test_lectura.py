@@ -93,6 +93,12 @@ COMPUTED_PREDICTIONS = {
     "torch dentro": "def prediccion(x):\n    return torch.tensor(x).item()\n",
     "una función de la lección": "def prediccion(x):\n    return ejemplo(x)\n",
     "un tensor de la lección": "def prediccion(a):\n    return float(x.sum()) + a\n",
+    "autocall por una clase derivada de type(exit), en una línea que no es Python": (
+        "class Lanzador(type(exit)):\n    def __call__(self, *argumentos):\n        return None\n\n\n"
+        "lanzar = Lanzador()\n",
+        "def prediccion(a):\n    return 2 * a\n",
+        "lanzar prediccion := lambda a: float(torch.ones(1)) * 2 * a",
+    ),
     "un nombre dentro de if True": (
         "if True:\n    ayuda = torch.ones\n\n\ndef prediccion(x):\n    return ayuda(1).item()\n"
     ),
@@ -229,6 +235,13 @@ def test_a_prediction_beside_an_unreadable_cell_says_the_cell_is_the_cause():
 # A rule that differentiates with autograd, put where an answer by hand looks it up.
 GRADIENTE = "lambda v: torch.autograd.grad(torch.sin(3 * v).sum(), v)[0]"
 HONEST_BY_HAND = {
+    "con celdas de una línea: un error de sintaxis, un nombre importado que es una orden mágica y pwd": (
+        "from time import time\n",
+        "print(time()",
+        "time()",
+        "pwd",
+        "def derivada(x):\n    return 3 * torch.cos(3 * x)\n",
+    ),
     "con un gancho que imprime en otra celda, sorted con key y una función de torch.func": (
         "w = torch.ones(2, requires_grad=True)\nw.register_hook(lambda g: print(g))\n"
         "orden = sorted([2, 1], key=lambda k: -k)\ncuadrado = torch.func.grad(lambda v: (v**2).sum())\n\n\n"
@@ -724,6 +737,38 @@ WITH_AUTOGRAD = {
         "def derivada(x):\n    z = x.to(torch.complex128) + 1e-30j\n"
         "    return (torch.sin(3 * z).imag / 1e-30).to(x.dtype)\n"
     ),
+    "autocall encendido con %config y una línea que no es Python": (
+        "def derivada(x):\n    return 3 * torch.cos(3 * x)\n",
+        "%config InteractiveShell.autocall = 2\n",
+        "exec 'def derivada(x):\\n    return torch.autograd.grad(torch.sin(3 * x).sum(), x)[0]\\n'",
+    ),
+    "un módulo importado por %config": (
+        "%config InteractiveShell.loop_runner = 'modulo.correr'\n\n\n"
+        "def derivada(x):\n    return 3 * torch.cos(3 * x)\n"
+    ),
+    "un objeto que IPython llama solo, de una clase derivada de type(exit)": (
+        "def derivada(x):\n    return 3 * torch.cos(3 * x)\n",
+        "class Lanzador(type(exit)):\n    def __call__(self, *argumentos):\n        return None\n\n\n"
+        "lanzar = Lanzador()\n",
+        f"lanzar derivada := {GRADIENTE}",
+    ),
+    "la misma clase, derivada de exit.__class__": (
+        "class Lanzador(exit.__class__):\n    pass\n\n\ndef derivada(x):\n    return 3 * torch.cos(3 * x)\n"
+    ),
+    "%run por automagia en una línea que es Python": (
+        "import pathlib\n\npathlib.Path('(a.py)').write_text('import torch\\nderivada = " + GRADIENTE + "\\n')\n\n\n"
+        "def derivada(x):\n    return 3 * torch.cos(3 * x)\n",
+        "run (a.py)",
+    ),
+    "%env por automagia en una línea que es Python": (
+        "env (GRADIENTES_PAQUETE=1)",
+        "def derivada(x):\n    return 3 * torch.cos(3 * x)\n",
+    ),
+    "aimport de autoreload por automagia": (
+        "%load_ext autoreload\n",
+        "aimport (modulo)",
+        "def derivada(x):\n    return 3 * torch.cos(3 * x)\n",
+    ),
     "el propio lector, al que se le cambian las celdas que lee": (
         "from gradientes.reading import cell_sources\n\ncell_sources.SOURCES.set([])\n\n\n"
         "def derivada(x):\n    return 3 * torch.cos(3 * x)\n"
@@ -731,14 +776,20 @@ WITH_AUTOGRAD = {
 }
 
 
+def cells_of(code):
+    """A case's cells: one text, or a tuple of them."""
+    return (code,) if isinstance(code, str) else code
+
+
 @pytest.mark.parametrize("code", HONEST_BY_HAND.values(), ids=HONEST_BY_HAND)
 def test_an_honest_answer_by_hand_passes(code):
-    assert by_hand(code) is None
+    assert by_hand(*cells_of(code)) is None
 
 
 @pytest.mark.parametrize("code", WITH_AUTOGRAD.values(), ids=WITH_AUTOGRAD)
 def test_autograd_reached_by_any_path_fails_an_answer_by_hand(code):
-    assert by_hand(code) is not None
+    message = by_hand(*cells_of(code))
+    assert message is not None and "no encuentro en tu cuaderno" not in message, message
 
 
 def test_the_reading_names_what_it_found_and_resolves_aliases():

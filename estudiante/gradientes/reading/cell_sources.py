@@ -2,8 +2,10 @@
 Python that IPython runs for a magic."""
 
 import ast
+import builtins
 import contextvars
 import functools
+import keyword
 import re
 
 from gradientes.reading import syntax
@@ -25,12 +27,13 @@ SAFE_MAGICS = frozenset(
     {"pinfo", "pinfo2", "psearch", "html", "markdown", "latex", "javascript", "svg", "who", "whos", "pwd", "xmode",
      "precision"}
 )  # fmt: skip
-# Magics that bind nothing with these lines only (%config runs its line as Python; %matplotlib and %load_ext import a
-# module named on it; %pip only installs the course's package, named as in the lessons' first cell).
+# Magics that bind nothing with these lines only (%config runs its line as Python, and may turn on IPython's autocall
+# or import a module named by a text: only the inline figures' options; %matplotlib and %load_ext import a module named
+# on it; %pip only installs the course's package, named as in the lessons' first cell).
 SAFE_LINES = {
     "pip": re.compile(r'\s*install --quiet --no-deps "\{\w+\}" torchviz\s*'),
     "matplotlib": re.compile(r"\s*(inline|widget|ipympl|notebook|agg)?\s*"),
-    "config": re.compile(r"\s*(\w+(\.\w+)*(\s*=\s*('[\w.-]*'|\"[\w.-]*\"|-?\d+(\.\d+)?|True|False|None))?)?\s*"),
+    "config": re.compile(r"\s*(InlineBackend(\.\w+\s*=\s*('[\w.-]*'|\"[\w.-]*\"|-?\d+(\.\d+)?|True|False|None))?)?\s*"),
     "load_ext": re.compile(r"\s*autoreload\s*"),
     "autoreload": re.compile(r"\s*[0-3]?\s*"),
 }
@@ -99,7 +102,8 @@ def _python(source):
 
 @functools.lru_cache(maxsize=1024)
 def parse(source):
-    """``(module, reasons)`` of one cell: None if it does not parse (it ran nothing), and why it cannot be read."""
+    """``(module, reasons)`` of one cell: None if it does not parse, and why it cannot be read. A cell of several lines
+    that does not parse runs nothing; one of a single line may (:func:`first_word`)."""
     code = _python(source)
     if code is None:
         magic = any(line.lstrip().startswith(("%", "!")) for line in source.split("\n"))
@@ -107,19 +111,45 @@ def parse(source):
     try:
         return _LiteralGetattr().visit(ast.parse(code)), []
     except (SyntaxError, ValueError):
-        # IPython runs a cell of one line that starts with a magic's name as that magic (``time def f(x): …``)
-        word = re.match(r"\s*([A-Za-z_]\w*)\s", code)
-        if len(code.strip().splitlines()) == 1 and word and word.group(1) in _line_magics():
-            return None, [f"una celda de una línea que IPython ejecuta como la orden mágica «{word.group(1)}»"]
+        word = (first_word(source) or "").split(".", 1)[0]
+        if word and not (hasattr(builtins, word) or keyword.iskeyword(word)):  # a typo in ``print(x`` runs nothing
+            return None, [f"una celda de una línea que no es Python y empieza por «{word}», que IPython puede ejecutar"]
         return None, []
+
+
+def first_word(source):
+    """The name (or dotted chain) at the start of a cell of one line, as IPython's prefilter reads it (None for any
+    other cell): before running such a cell, IPython runs it as the magic of that name if no name of the notebook,
+    builtin or keyword shadows it (``run (a.py)``, ``time def f(x): …``, even when the line is Python), and calls an
+    object of that name made to be called so (``exit``)."""
+    try:
+        from IPython.core.splitinput import LineInfo
+    except ImportError:  # a bare Python has no prefilter
+        return None
+    lines = _python(source).splitlines()
+    if len(lines) != 1:
+        return None
+    info = LineInfo(lines[0])
+    if info.the_rest[:1] in ("=", ","):  # an assignment to a name (``ls = 1``) is Python
+        return None
+    return info.ifun or None
+
+
+def automagic(source):
+    """The magic a cell of one line runs when its :func:`first_word` is not shadowed (see :func:`first_word`), unless
+    it is one that runs nothing of the notebook's (:data:`SAFE_MAGICS`: ``pwd``, ``whos``)."""
+    word = first_word(source)
+    return word if word in _line_magics() and word not in SAFE_MAGICS else None
 
 
 @functools.lru_cache(maxsize=1)
 def _line_magics():
-    """The names of IPython's line magics (and the kernel's): IPython runs them without ``%`` (automagic)."""
+    """The names of IPython's line magics, the kernel's and those of the extensions a notebook may load: IPython runs
+    them without ``%`` (automagic)."""
     from IPython.core import magics
+    from IPython.extensions.autoreload import AutoreloadMagics
 
-    classes = [getattr(magics, name) for name in dir(magics)]
+    classes = [getattr(magics, name) for name in dir(magics)] + [AutoreloadMagics]
     try:
         from ipykernel.zmqshell import KernelMagics
 

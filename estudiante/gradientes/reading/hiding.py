@@ -66,6 +66,8 @@ class HidingRules:
             any(k.arg == "metaclass" for k in node.keywords) or any(self._is_type(b, scope) for b in node.bases)
         ):
             self.hidden.append(f"la metaclase de «{node.name}»")
+        if isinstance(node, ast.ClassDef) and not all(self._named_base(base, scope) for base in node.bases):
+            self.hidden.append(f"la clase «{node.name}», derivada de algo que no es el nombre de una clase")
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name in IMPLICIT_PROTOCOLS:
             self.hidden.append(f"«{node.name}»")
         if isinstance(node, ast.Name) and node.id in IMPLICIT_PROTOCOLS:
@@ -148,6 +150,11 @@ class HidingRules:
                     if isinstance(argument, ast.Name) and resolve(argument.id, scope)[0] == "global":
                         if not self._defined(argument.id):
                             self.changes.setdefault(argument.id, []).append(unit)
+
+    def _named_base(self, base, scope):
+        """Whether a class's ``base`` names a class: a name, or a chain of a library (``nn.Module``). What an
+        expression gives (``type(exit)``, ``exit.__class__``) may be a class that IPython calls on its own."""
+        return isinstance(base, ast.Name) or (isinstance(base, ast.Attribute) and bool(self.dotted(base, scope)))
 
     def _is_type(self, node, scope):
         return isinstance(node, ast.Name) and node.id == "type" and self.walk.resolve("type", scope)[0] == "builtin"

@@ -2,7 +2,9 @@
 makes any reading incomplete."""
 
 import ast
+import builtins
 import functools
+import keyword
 import re
 
 from gradientes.reading import allowlist, cell_sources, syntax
@@ -26,10 +28,12 @@ class Notebook(HidingRules, ValueKinds):
         self.handed = []  # statements that give notebook code to a library that may keep it
         self.expanded = {}  # the names that the line of a magic writes in ({paquete}): whether %pip installs them
         self._order, self.scopes, self._aliases, self._bound_to = {}, {}, {}, None  # scopes: id(statement) -> where
-        raised = set()
+        raised, automagic = set(), []
         for source in sources:
             module, reasons = cell_sources.parse(str(source))
             self.hidden += reasons
+            if (magic := cell_sources.automagic(str(source))) is not None:
+                automagic.append((magic, len(self.units)))  # shadowed only by what the cells before it bind
             if module is not None:
                 self._add(module)
                 if isinstance(source, cell_sources.RaisedCell):
@@ -46,6 +50,14 @@ class Notebook(HidingRules, ValueKinds):
                 else:
                     self._order.setdefault(name, []).append(how)
                     self.bindings.setdefault(name, []).append((unit, target))
+        for name, position in automagic:
+            bound = [
+                how
+                for (unit, _), how in zip(self.bindings.get(name, []), self._order.get(name, []), strict=True)
+                if how == "direct" and self.position[id(unit)] < position
+            ]
+            if not bound and not (hasattr(builtins, name) or keyword.iskeyword(name)):
+                self.hidden.append(f"una celda de una línea que IPython ejecuta como la orden mágica «{name}»")
         for name, package in self.expanded.items():
             bindings = self.bindings.get(name, [(None, None)])
             if not all(self._text_only(unit, name, package) and target is None for unit, target in bindings):
