@@ -175,7 +175,9 @@ class HidingRules:
         if isinstance(item, ast.withitem) and item.context_expr is call and isinstance(block, ast.With):
             if not any(isinstance(n, ast.Yield | ast.YieldFrom | ast.Await) for n in ast.walk(block)):
                 return False
-        return any(self._may_be_code(a, scope, library=False) for a in [*call.args, *(k.value for k in call.keywords)])
+        return any(
+            self._mentions_code(a, scope, library=False) for a in [*call.args, *(k.value for k in call.keywords)]
+        )
 
     def _method_on_another(self, call, scope):
         """Whether ``call`` runs a method of a notebook class through the class (``Valor.poner(objeto)``) on an object

@@ -229,22 +229,22 @@ class Notebook(HidingRules, ValueKinds):
         arguments = [*node.args, *(k.value for k in node.keywords)] if isinstance(node, ast.Call) else []
         names = self.dotted(node.func, scope) if arguments else []
         course = names and all(allowlist.under(n, allowlist.LIBRARY_PACKAGES) for n in names)
-        code = [a for a in arguments if self._may_be_code(a, scope, False)] if names and not course else []
+        code = [a for a in arguments if self._mentions_code(a, scope, False)] if names and not course else []
         for argument in arguments if code else []:  # ``heapq.heappush(TABLA, f)``: a library may fill what it gets
             root = self._global_root(argument, scope)  # (a local it fills is read where the function is)
             if argument not in code and root is not None and not self._tensor_only(root.id):
                 self.container_stores.append((unit, root))
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in FILLING:
             arguments = [*node.args, *(k.value for k in node.keywords)]
-            if any(self._code_like(a) for a in arguments):
+            if any(self._may_hold_code(a) for a in arguments):
                 if not self._fresh_local(node.func.value, scope):  # ``reglas.update(tanh=f)``
                     self.container_stores.append((unit, self._global_root(node.func.value, scope)))
-                if self._foreign(node.func.value, scope) and any(self._may_be_code(a, scope) for a in arguments):
+                if self._foreign(node.func.value, scope) and any(self._mentions_code(a, scope) for a in arguments):
                     written = ast.unparse(node.func)[:40]
                     self.hidden.append(f"«{written}», código puesto en un contenedor que puede ser de una biblioteca")
             return
         assigned = syntax.assignment(node)
-        if assigned is None or (assigned[1] is not None and not self._code_like(assigned[1])):
+        if assigned is None or (assigned[1] is not None and not self._may_hold_code(assigned[1])):
             return
         for target in assigned[0]:
             for store in ast.walk(target):
@@ -254,12 +254,12 @@ class Notebook(HidingRules, ValueKinds):
                     continue
                 if isinstance(store, ast.Attribute):
                     self.attribute_stores.setdefault(store.attr, []).append(unit)
-                    if not self._owned(store.value, scope) and self._may_be_code(assigned[1], scope):
+                    if not self._owned(store.value, scope) and self._mentions_code(assigned[1], scope):
                         written = ast.unparse(store)[:40]
                         self.hidden.append(f"«{written}», código puesto en un objeto que puede ser de una biblioteca")
                 else:
                     self.container_stores.append((unit, self._global_root(store, scope)))
-                    if self._foreign(store.value, scope) and self._may_be_code(assigned[1], scope):
+                    if self._foreign(store.value, scope) and self._mentions_code(assigned[1], scope):
                         written = ast.unparse(store)[:40]
                         self.hidden.append(
                             f"«{written}», código puesto en un contenedor que puede ser de una biblioteca"

@@ -19,7 +19,15 @@ NEW_CONTAINERS = frozenset({"dict", "list", "set"})
 
 
 class ValueKinds:
-    """How the notebook's reading classifies a value (an expression) or a name."""
+    """How the notebook's reading classifies a value (an expression) or a name.
+
+    Whether a value is code is asked three ways, from the widest answer to the narrowest, because a wrong answer costs
+    differently in each place: :meth:`_may_hold_code` (anything but a literal, arithmetic or a tensor) decides which
+    stores are indexed, to be read with whatever reads them, where reading too much costs nothing;
+    :meth:`_mentions_code` (a lambda, a function, a class or a method named in it) decides which stores into a
+    library's object make every reading incomplete, and which calls hand code to a library that may keep it, where
+    too wide an answer would fail honest notebooks; :meth:`_gives_code` follows what a name, a call or a container
+    gives (``e = Empaque()``, ``hacer()``) behind both."""
 
     def _tensor_only(self, name):
         """Whether every binding of the notebook name ``name`` is a number or a tensor that one of torch's
@@ -79,7 +87,7 @@ class ValueKinds:
         names = self.dotted(value.func, None)
         return bool(names) and all(allowlist.lookup(n)[2] == "class" for n in names)
 
-    def _may_be_code(self, value, scope, library=True, seen=None):
+    def _mentions_code(self, value, scope, library=True, seen=None):
         """Whether ``value`` may be a function: it mentions a lambda, a notebook function or class, a method the
         notebook defines, or a library's function or class without calling it (``torch.Tensor.sum_to_size``), or it
         is what a notebook function returns. With ``library=False`` (what is handed to a library), only the notebook's
@@ -111,11 +119,11 @@ class ValueKinds:
                 if kind == "local" and not called and syntax.local_definition(node.id, scope):
                     return True
                 handed = not called and not (isinstance(parent, ast.Attribute) and parent.value is node)
-                if not library and handed and node.id not in inner and self._is_code(node, scope, seen):
+                if not library and handed and node.id not in inner and self._gives_code(node, scope, seen):
                     return True  # ``e = Empaque()`` handed as ``e``
         return False
 
-    def _is_code(self, value, scope, seen, own=frozenset()):
+    def _gives_code(self, value, scope, seen, own=frozenset()):
         """Whether what ``value`` gives may be code (not whether code is mentioned in it): a lambda, a notebook function
         or class, a method, an object of a notebook class, what a function that returns code gives, a container
         of any of them, a name bound to one, or what a library's function gives when it receives one (it may give it
@@ -134,7 +142,7 @@ class ValueKinds:
             if kind == "local" and syntax.local_definition(value.id, scope):
                 return True
             values, where = self._bound_values(value.id, scope if kind == "local" else None)
-            return any(v is not None and self._is_code(v, where, seen) for v in values)
+            return any(v is not None and self._gives_code(v, where, seen) for v in values)
         if isinstance(value, ast.Attribute):
             return value.attr in self.methods
         if isinstance(value, ast.Call):
@@ -150,23 +158,23 @@ class ValueKinds:
             given = [*value.args, *(k.value for k in value.keywords)]  # it may give back what it receives,
             if isinstance(func, ast.Attribute) and not names:  # and a method, what its object holds (``d.get(k)``)
                 given.append(func.value)
-            return any(self._is_code(a, scope, seen, own) for a in given)
+            return any(self._gives_code(a, scope, seen, own) for a in given)
         if isinstance(value, ast.Tuple | ast.List | ast.Set):
-            return any(self._is_code(e, scope, seen, own) for e in value.elts)
+            return any(self._gives_code(e, scope, seen, own) for e in value.elts)
         if isinstance(value, ast.Dict):
-            return any(self._is_code(v, scope, seen, own) for v in value.values)
+            return any(self._gives_code(v, scope, seen, own) for v in value.values)
         if isinstance(value, syntax.COMPREHENSIONS):
             variables = own | syntax.bound_inside(value)  # they hold what they run over, which is read
             parts = [value.value] if isinstance(value, ast.DictComp) else [value.elt]
-            return any(self._is_code(part, scope, seen, variables) for part in parts) or any(
-                self._is_code(g.iter, scope, seen, own) for g in value.generators
+            return any(self._gives_code(part, scope, seen, variables) for part in parts) or any(
+                self._gives_code(g.iter, scope, seen, own) for g in value.generators
             )
         if isinstance(value, ast.IfExp):
-            return self._is_code(value.body, scope, seen, own) or self._is_code(value.orelse, scope, seen, own)
+            return self._gives_code(value.body, scope, seen, own) or self._gives_code(value.orelse, scope, seen, own)
         if isinstance(value, ast.BoolOp):
-            return any(self._is_code(v, scope, seen, own) for v in value.values)
+            return any(self._gives_code(v, scope, seen, own) for v in value.values)
         if isinstance(value, ast.NamedExpr | ast.Starred | ast.Subscript | ast.Await):
-            return self._is_code(value.value, scope, seen, own)
+            return self._gives_code(value.value, scope, seen, own)
         return False
 
     def _notebook_function(self, node, scope):
@@ -198,7 +206,7 @@ class ValueKinds:
                 continue
             seen.add(("returns", id(function)))
             inner = syntax.Scope(function, around)
-            if any(self._is_code(value, inner, seen) for value in syntax.returned(function)):
+            if any(self._gives_code(value, inner, seen) for value in syntax.returned(function)):
                 return True
         return False
 
@@ -292,20 +300,20 @@ class ValueKinds:
             return all(isinstance(u, ast.ClassDef) and syntax.plain_class(u) for u in units)  # ``Valor(…)``
         return self._makes_tensor(value.func, scope)
 
-    def _code_like(self, value):
+    def _may_hold_code(self, value):
         """Whether a value may be code (a function, a method, a class): not a literal, arithmetic, or what a module's
         function returns (``torch.zeros_like(x)``, a tensor); what the notebook's own functions return may be."""
         if isinstance(value, ast.Constant):
             return False
         if isinstance(value, ast.BinOp | ast.UnaryOp | ast.Compare | ast.BoolOp):  # an operator may return anything
             parts = [n for n in ast.iter_child_nodes(value) if isinstance(n, ast.expr)]
-            return any(self._code_like(part) for part in parts)
+            return any(self._may_hold_code(part) for part in parts)
         if isinstance(value, syntax.COMPREHENSIONS):  # what it builds holds its elements
-            return self._code_like(value.value if isinstance(value, ast.DictComp) else value.elt)
+            return self._may_hold_code(value.value if isinstance(value, ast.DictComp) else value.elt)
         if isinstance(value, ast.Dict):
-            return any(self._code_like(v) for v in value.values)
+            return any(self._may_hold_code(v) for v in value.values)
         if isinstance(value, ast.Tuple | ast.List | ast.Set):
-            return any(self._code_like(v) for v in value.elts)
+            return any(self._may_hold_code(v) for v in value.elts)
         if isinstance(value, ast.Call):  # what torch's tensor constructors return is a tensor
             return not self._makes_tensor(value.func, None)
         return True
