@@ -854,5 +854,7 @@ def test_the_lab_reads_a_cell_that_raised_as_the_grader_does(monkeypatch):
         assert isinstance(shell.run_cell(check, store_history=True).error_in_exec, CheckFailure)
         shell.run_cell("assert True, 'a medio escribir'\n\n\n" + by_hand, store_history=True)
         assert shell.run_cell(check, store_history=True).success
+        shell.run_cell("derivada(torch.ones(2)", store_history=True)  # a typo: IPython ran nothing
+        assert shell.run_cell(check, store_history=True).success
     finally:
         InteractiveShell.clear_instance()

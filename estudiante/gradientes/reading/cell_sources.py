@@ -51,6 +51,26 @@ class RaisedCell(str):
     so the bindings before it still count."""
 
 
+class HistoryCell(str):
+    """What IPython ran for a cell, from its history in the lab: already transformed and prefiltered (a magic is a
+    ``get_ipython()`` call), so a line that does not parse ran nothing."""
+
+
+class RaisedHistoryCell(HistoryCell, RaisedCell):
+    """A cell of the lab's history that stopped at an exception."""
+
+
+def cell(text, raised=False, history=False):
+    """``text`` as the cell it is (:class:`RaisedCell`, :class:`HistoryCell`, both or neither)."""
+    kinds = {
+        (False, False): str,
+        (True, False): RaisedCell,
+        (False, True): HistoryCell,
+        (True, True): RaisedHistoryCell,
+    }
+    return kinds[raised, history](text)
+
+
 # In the lab, the execution counts of the cells that stopped at an exception (see :func:`record_raised`).
 RAISED_RUNS = set()
 
@@ -70,7 +90,7 @@ def student_sources():
         history = get_ipython().user_ns.get("In", [])  # IPython's builtin in a kernel
     except NameError:
         return []
-    runs = [RaisedCell(c) if i in RAISED_RUNS else c for i, c in enumerate(history) if isinstance(c, str)]
+    runs = [cell(c, i in RAISED_RUNS, history=True) for i, c in enumerate(history) if isinstance(c, str)]
     return _latest_runs(runs)
 
 
@@ -101,9 +121,10 @@ def _python(source):
 
 
 @functools.lru_cache(maxsize=1024)
-def parse(source):
+def parse(source, prefiltered=False):
     """``(module, reasons)`` of one cell: None if it does not parse, and why it cannot be read. A cell of several lines
-    that does not parse runs nothing; one of a single line may (:func:`first_word`)."""
+    that does not parse runs nothing; one of a single line may (:func:`first_word`), unless IPython's record of what
+    it ran says so (``prefiltered``, see :class:`HistoryCell`)."""
     code = _python(source)
     if code is None:
         magic = any(line.lstrip().startswith(("%", "!")) for line in source.split("\n"))
@@ -111,7 +132,7 @@ def parse(source):
     try:
         return _LiteralGetattr().visit(ast.parse(code)), []
     except (SyntaxError, ValueError):
-        word = (first_word(source) or "").split(".", 1)[0]
+        word = "" if prefiltered else (first_word(source) or "").split(".", 1)[0]
         if word and not (hasattr(builtins, word) or keyword.iskeyword(word)):  # a typo in ``print(x`` runs nothing
             return None, [f"una celda de una línea que no es Python y empieza por «{word}», que IPython puede ejecutar"]
         return None, []

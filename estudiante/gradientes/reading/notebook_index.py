@@ -30,9 +30,10 @@ class Notebook(HidingRules, ValueKinds):
         self._order, self.scopes, self._aliases, self._bound_to = {}, {}, {}, None  # scopes: id(statement) -> where
         raised, automagic = set(), []
         for source in sources:
-            module, reasons = cell_sources.parse(str(source))
+            prefiltered = isinstance(source, cell_sources.HistoryCell)  # (a magic already ran as one)
+            module, reasons = cell_sources.parse(str(source), prefiltered)
             self.hidden += reasons
-            if (magic := cell_sources.automagic(str(source))) is not None:
+            if not prefiltered and (magic := cell_sources.automagic(str(source))) is not None:
                 automagic.append((magic, len(self.units)))  # shadowed only by what the cells before it bind
             if module is not None:
                 self._add(module)
@@ -312,11 +313,12 @@ class Notebook(HidingRules, ValueKinds):
 
 
 def notebook_reading(sources):
-    """The whole notebook read once (cached by its sources and which of them raised): its bindings, calls and
-    changes of every name."""
-    return _reading(tuple((str(source), isinstance(source, cell_sources.RaisedCell)) for source in sources))
+    """The whole notebook read once (cached by its sources, which of them raised and which come from the lab's
+    history): its bindings, calls and changes of every name."""
+    kinds = (cell_sources.RaisedCell, cell_sources.HistoryCell)
+    return _reading(tuple((str(source), *(isinstance(source, kind) for kind in kinds)) for source in sources))
 
 
 @functools.lru_cache(maxsize=8)
 def _reading(cells):
-    return Notebook([cell_sources.RaisedCell(text) if raised else text for text, raised in cells])
+    return Notebook([cell_sources.cell(*cell) for cell in cells])
