@@ -752,6 +752,10 @@ WITH_AUTOGRAD = {
         "lanzar = Lanzador()\n",
         f"lanzar derivada := {GRADIENTE}",
     ),
+    "exit, que IPython llama con lo que sigue en la línea (exit f := g ejecuta exit(f := g))": (
+        "def derivada(x):\n    return 3 * torch.cos(3 * x)\n",
+        f"exit derivada := {GRADIENTE}",
+    ),
     "la misma clase, derivada de exit.__class__": (
         "class Lanzador(exit.__class__):\n    pass\n\n\ndef derivada(x):\n    return 3 * torch.cos(3 * x)\n"
     ),

@@ -37,6 +37,9 @@ SAFE_LINES = {
     "load_ext": re.compile(r"\s*autoreload\s*"),
     "autoreload": re.compile(r"\s*[0-3]?\s*"),
 }
+# The names the kernel binds to objects that IPython calls on its own when a line of one cell starts with them
+# (``exit f := g`` runs ``exit(f := g)``, and the kernel's ``exit`` keeps running when given an argument).
+AUTOCALLED = frozenset({"exit", "quit"})
 CODE_MAGICS = frozenset({"time", "timeit", "capture", TEST_MAGIC})
 # What %pip may install: a package named as in an index, or fetched from a git repository (never a folder or a file,
 # whose build could run any code).
@@ -133,7 +136,8 @@ def parse(source, prefiltered=False):
         return _LiteralGetattr().visit(ast.parse(code)), []
     except (SyntaxError, ValueError):
         word = "" if prefiltered else (first_word(source) or "").split(".", 1)[0]
-        if word and not (hasattr(builtins, word) or keyword.iskeyword(word)):  # a typo in ``print(x`` runs nothing
+        python = (hasattr(builtins, word) and word not in AUTOCALLED) or keyword.iskeyword(word)
+        if word and not python:  # a typo in ``print(x`` runs nothing, ``exit f := g`` runs ``exit(f := g)``
             return None, [f"una celda de una línea que no es Python y empieza por «{word}», que IPython puede ejecutar"]
         return None, []
 
