@@ -99,6 +99,10 @@ COMPUTED_PREDICTIONS = {
         "def prediccion(a):\n    return 2 * a\n",
         "lanzar prediccion := lambda a: float(torch.ones(1)) * 2 * a",
     ),
+    "%%capture que se traga la excepción antes de la predicción razonada": (
+        "def prediccion(x):\n    return float(torch.ones(1)) * x\n",
+        "%%capture\nraise ValueError('nunca llega')\n\n\ndef prediccion(x):\n    return 2 * x\n",
+    ),
     "un nombre dentro de if True": (
         "if True:\n    ayuda = torch.ones\n\n\ndef prediccion(x):\n    return ayuda(1).item()\n"
     ),
@@ -235,6 +239,11 @@ def test_a_prediction_beside_an_unreadable_cell_says_the_cell_is_the_cause():
 # A rule that differentiates with autograd, put where an answer by hand looks it up.
 GRADIENTE = "lambda v: torch.autograd.grad(torch.sin(3 * v).sum(), v)[0]"
 HONEST_BY_HAND = {
+    "con otro nombre para un módulo, una anotación, una clase con sus constantes y match con int": (
+        "F = torch.nn.functional\nESCALA: float = 3.0\n\n\nclass Reglas:\n    FACTOR = ESCALA\n\n\n"
+        "def derivada(x):\n    match int(Reglas.FACTOR):\n        case int(n):\n            pass\n"
+        "    return n * torch.cos(Reglas.FACTOR * x) + 0 * F.relu(x)\n"
+    ),
     "con celdas de una línea: un error de sintaxis, un nombre importado que es una orden mágica y pwd": (
         "from time import time\n",
         "print(time()",
@@ -773,6 +782,52 @@ WITH_AUTOGRAD = {
         "aimport (modulo)",
         "def derivada(x):\n    return 3 * torch.cos(3 * x)\n",
     ),
+    "pytest, que numpy.test lanza sobre un archivo que escribe el cuaderno": (
+        "import os\nimport pathlib\n\nimport numpy\n\npathlib.Path('test_apuntes.py').write_text("
+        "'import torch\\ntorch.special.spherical_bessel_j0 = " + GRADIENTE + "\\n')\n"
+        "numpy.test(tests=[os.path.join(os.getcwd(), 'test_apuntes.py')])\n\n\n"
+        "def derivada(x):\n    return torch.special.spherical_bessel_j0(x)\n"
+    ),
+    "un módulo con otro nombre y una cadena que vuelve a torch": (
+        "Atajo = torch.nn.functional\n\n\n"
+        "def derivada(x):\n"
+        "    return Atajo.torch.autograd.functional.vjp(lambda v: torch.sin(3 * v), x, torch.ones_like(x))[1]\n"
+    ),
+    "una anotación sin valor después de la definición": (
+        f"def derivada(x):\n    return ({GRADIENTE})(x)\n\n\nderivada: dict\n"
+    ),
+    "un nombre que el cuerpo de una clase lee de las globales antes de atarlo": (
+        "sin = torch.autograd.grad\n\n\nclass Caja:\n    sin = sin\n\n\n"
+        "def derivada(x):\n    return Caja.sin(torch.sin(3 * x).sum(), x)[0]\n"
+    ),
+    "un patrón de clase que lee los atributos de __match_args__": (
+        "class Vista(torch.Tensor):\n    __match_args__ = ('backward', 'grad')\n\n\n"
+        "def derivada(x):\n    v = x.detach().clone()\n    v.requires_grad = True\n"
+        "    match torch.sin(3 * v).sum().as_subclass(Vista):\n        case Vista(atras, _):\n            atras()\n"
+        "    match v.as_subclass(Vista):\n        case Vista(_, gradiente):\n            return gradiente\n"
+    ),
+    "el paso complejo con cmath": (
+        "import cmath\n\n\ndef derivada(x):\n    z = x + 1e-30 * cmath.sqrt(-1)\n"
+        "    return torch.sin(torch.angle(torch.sin(3 * z))) * torch.abs(torch.sin(3 * z)) / 1e-30\n"
+    ),
+    "el paso complejo con (-1) ** 0.5": (
+        "UNIDAD = (-1) ** 0.5\n\n\ndef derivada(x):\n    z = x + 1e-30 * UNIDAD\n"
+        "    return float(str(torch.sin(3 * z).item()).split('+')[-1].rstrip('j)')) / 1e-30\n"
+    ),
+    "comprobar, la orden del curso que ejecuta un texto": (
+        "import gradientes.selfcheck\n\n\ndef derivada(x):\n    return 3 * torch.cos(3 * x)\n\n\n"
+        f"gradientes.selfcheck.comprobar('', 'derivada = {GRADIENTE}')\n"
+    ),
+    "%%capture, que se traga la excepción antes de la definición honesta": (
+        f"def derivada(x):\n    return ({GRADIENTE})(x)\n",
+        "%%capture\nraise ValueError('nunca llega a la definición')\n\n\n"
+        "def derivada(x):\n    return 3 * torch.cos(3 * x)\n",
+    ),
+    "%%time, lo mismo": (
+        f"def derivada(x):\n    return ({GRADIENTE})(x)\n",
+        "%%time\nraise ValueError('nunca llega a la definición')\n\n\n"
+        "def derivada(x):\n    return 3 * torch.cos(3 * x)\n",
+    ),
     "el propio lector, al que se le cambian las celdas que lee": (
         "from gradientes.reading import cell_sources\n\ncell_sources.SOURCES.set([])\n\n\n"
         "def derivada(x):\n    return 3 * torch.cos(3 * x)\n"
@@ -840,25 +895,42 @@ def test_the_lab_reads_the_latest_run_of_each_cell_and_the_grader_every_cell(mon
     assert outcome(checks.check_without_autograd, cells, "ayudas") is not None
 
 
-def test_the_lab_reads_a_cell_that_raised_as_the_grader_does(monkeypatch):
-    """A cell that stops before its ``def`` leaves the earlier definition in the kernel: the lab's reading keeps both
-    (as the grader's does), and once the cell runs to its end, only the new one."""
+@pytest.fixture
+def lab(monkeypatch):
+    """An IPython shell with the course's extension, as a student's kernel has it."""
     from IPython.core.interactiveshell import InteractiveShell
 
     monkeypatch.setattr(cell_sources, "RAISED_RUNS", set())
-    by_autograd = "def derivada(x):\n    return torch.autograd.grad(torch.sin(3 * x).sum(), x)[0]\n"
-    by_hand = "def derivada(x):\n    return 3 * torch.cos(3 * x)\n"
-    check = "checks.check_without_autograd('derivada')\n"
     shell = InteractiveShell.instance()
     try:
         shell.extension_manager.load_extension("gradientes.selfcheck")
         shell.run_cell("import torch\nfrom gradientes import checks\n", store_history=True)
-        shell.run_cell(by_autograd, store_history=True)
-        shell.run_cell("assert False, 'a medio escribir'\n\n\n" + by_hand, store_history=True)
-        assert isinstance(shell.run_cell(check, store_history=True).error_in_exec, CheckFailure)
-        shell.run_cell("assert True, 'a medio escribir'\n\n\n" + by_hand, store_history=True)
-        assert shell.run_cell(check, store_history=True).success
-        shell.run_cell("derivada(torch.ones(2)", store_history=True)  # a typo: IPython ran nothing
-        assert shell.run_cell(check, store_history=True).success
+        yield lambda cell: shell.run_cell(cell, store_history=True)
     finally:
         InteractiveShell.clear_instance()
+
+
+def test_the_lab_reads_a_cell_that_raised_as_the_grader_does(lab):
+    """A cell that stops before its ``def`` leaves the earlier definition in the kernel: the lab's reading keeps both
+    (as the grader's does), and once the cell runs to its end, only the new one."""
+    by_autograd = "def derivada(x):\n    return torch.autograd.grad(torch.sin(3 * x).sum(), x)[0]\n"
+    by_hand = "def derivada(x):\n    return 3 * torch.cos(3 * x)\n"
+    check = "checks.check_without_autograd('derivada')\n"
+    lab(by_autograd)
+    lab("assert False, 'a medio escribir'\n\n\n" + by_hand)
+    assert isinstance(lab(check).error_in_exec, CheckFailure)
+    lab("assert True, 'a medio escribir'\n\n\n" + by_hand)
+    assert lab(check).success
+    lab("derivada(torch.ones(2)")  # a typo: IPython ran nothing
+    assert lab(check).success
+
+
+def test_a_check_reads_the_answer_it_asks_for_whatever_its_function_says_it_is_called(lab):
+    """The test cell names the answer; the function's ``__name__`` can be written to point at another one."""
+    lab("def honesta(x):\n    return 3 * torch.cos(3 * x)\n")
+    lab(f"def derivada(x):\n    return ({GRADIENTE})(x)\n\n\nderivada.__name__ = 'honesta'\n")
+    failed = lab(
+        "%%comprobar\nfrom gradientes.checks import check_without_autograd\n\ncheck_without_autograd(derivada)\n"
+    )
+    assert isinstance(failed.error_in_exec, CheckFailure), failed
+    assert "derivada usa" in failed.error_in_exec.message

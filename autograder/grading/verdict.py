@@ -47,8 +47,8 @@ FORGET_LIMIT = 5  # seconds for the kernel to drop what a test cell sent it
 class StudentFunction:
     """A student's function seen from the grader: whatever it raises becomes one Spanish line."""
 
-    def __init__(self, proxy):
-        self.proxy, self.__name__ = proxy, proxy.__name__
+    def __init__(self, proxy, name):
+        self.proxy, self.__name__ = proxy, name  # the name it was asked for: the kernel's ``__name__`` may lie
 
     def __call__(self, *args, **kwargs):
         try:
@@ -101,7 +101,7 @@ class StudentNames(dict):
             raise KeyError(name)
         value = self.kernel.peer.get(name)
         if isinstance(value, RemoteCallable):
-            value = StudentFunction(value)
+            value = StudentFunction(value, name)
         self[name] = value
         return value
 

@@ -1011,7 +1011,8 @@ AUTOGRAD_APIS = (
 # Complex numbers: the complex step (``f(x + h·1j).imag / h``) gives a derivative to float64 precision with no rule.
 NO_COMPLEX = ("complex", ".imag", ".real", ".conjugate", "torch.complex64", "torch.complex128", "torch.cfloat",
               "torch.cdouble", "torch.complex", "torch.view_as_real", "torch.view_as_complex", "torch.real",
-              "torch.imag", "torch.polar")  # fmt: skip
+              "torch.imag", "torch.polar", "torch.angle", "cmath", "numpy.angle", "numpy.imag", "numpy.real",
+              "numpy.complex64", "numpy.complex128", "numpy.complexfloating", "numpy.emath")  # fmt: skip
 
 
 def check_without_autograd(student_fn, hint=None):

@@ -77,8 +77,8 @@ class _Deadline:
 class LocalStudentFunction:
     """A function the student wrote, called with a time limit and Spanish errors."""
 
-    def __init__(self, function):
-        self.function, self.__name__ = function, function.__name__
+    def __init__(self, function, name):
+        self.function, self.__name__ = function, name  # the name it was asked for (``__name__`` can be written)
 
     def __call__(self, *args, **kwargs):
         outer = getattr(_calls, "deadline", None)
@@ -118,7 +118,7 @@ class _Namespace(dict):
     def __missing__(self, name):
         value = self.user_ns[name]
         if isinstance(value, types.FunctionType) and value.__module__ == "__main__":
-            value = LocalStudentFunction(value)
+            value = LocalStudentFunction(value, name)
         return value
 
 

@@ -40,11 +40,14 @@ LIBRARY_NAMES = frozenset(
         *(f"operator.{name}" for name in "add sub mul truediv floordiv mod pow neg pos abs lt le eq ne gt ge".split()),
     }
 )  # fmt: skip
-# What those modules also hold that turns bytes or text into code, or imports a module named by a text.
+# What those modules also hold that turns bytes or text into code, or imports a module named by a text or a file
+# (numpy's ``test`` runs pytest on the files it is given; the course's ``comprobar`` runs a text).
 LIBRARY_REFUSED = (
     "torch.load", "torch.compile", "torch.set_default_tensor_type", "numpy.load", "matplotlib.use",
     "matplotlib.rc", "matplotlib.rcParams", "matplotlib.rc_context", "matplotlib.pyplot.switch_backend",
     "matplotlib.pyplot.rc", "matplotlib.pyplot.rcParams", "matplotlib.pyplot.rc_context", "gradientes.reading",
+    "gradientes.selfcheck.comprobar", "numpy.test", "numpy.fft.test", "numpy.linalg.test", "numpy.polynomial.test",
+    "numpy.random.test",
 )  # fmt: skip
 # Modules that are the course's only way to name a module by a text: only these may be found by name.
 FOUND_BY_NAME = frozenset({"google", "google.colab", "graphviz", "torchviz", "gradientes"})

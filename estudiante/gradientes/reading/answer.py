@@ -67,6 +67,35 @@ def _immutable_value(notebook, value):
     return True
 
 
+def _complex_power(node):
+    """Whether ``node`` is a literal power that gives a complex number (``(-1) ** 0.5``)."""
+    if not isinstance(node, ast.BinOp) or not isinstance(node.op, ast.Pow):
+        return False
+    base, exponent = _literal(node.left), _literal(node.right)
+    return base is not None and exponent is not None and base < 0 and exponent != int(exponent)
+
+
+def _literal(node):
+    """The real number a literal written with signs, sums, products and quotients gives, or None."""
+    if isinstance(node, ast.Constant) and type(node.value) in (int, float):
+        return node.value
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub | ast.UAdd):
+        value = _literal(node.operand)
+        return None if value is None else -value if isinstance(node.op, ast.USub) else value
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add | ast.Sub | ast.Mult | ast.Div):
+        left, right = _literal(node.left), _literal(node.right)
+        if left is None or right is None or (isinstance(node.op, ast.Div) and right == 0):
+            return None
+        operations = {
+            ast.Add: float.__add__,
+            ast.Sub: float.__sub__,
+            ast.Mult: float.__mul__,
+            ast.Div: float.__truediv__,
+        }
+        return operations[type(node.op)](float(left), float(right))
+    return None
+
+
 class Reading:
     """What the code behind an answer reaches: ``names`` (dotted, aliases resolved), ``globals`` (the notebook's
     names), ``attributes``, ``builtins``, ``unknown`` (why the reading is not complete) and ``not_plain`` (what a
@@ -176,7 +205,7 @@ def read(answer_name, sources=None):
             calls_element |= outlives(node.value, scope)
         if not isinstance(node, PLAIN_NODES):
             reading.not_plain.append(type(node).__name__)
-        if isinstance(node, ast.Constant) and type(node.value) is complex:
+        if (isinstance(node, ast.Constant) and type(node.value) is complex) or _complex_power(node):
             reading.builtins.add("complex")
         if isinstance(node, ast.FunctionDef) and node.decorator_list:
             reading.not_plain.append("un decorador")

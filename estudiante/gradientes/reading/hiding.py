@@ -3,6 +3,7 @@ run it later: it makes every reading incomplete (``hidden``) or is read with eve
 A part of :class:`~gradientes.reading.notebook_index.Notebook`."""
 
 import ast
+import builtins
 
 from gradientes.reading import allowlist, cell_sources, syntax
 
@@ -92,7 +93,11 @@ class HidingRules:
             self.hidden.append(f"la clase «{ast.unparse(node)[:40]}» guardada o entregada a otro código")
         if syntax.text_annotation(node):
             self.hidden.append("una anotación escrita como texto, que otra biblioteca puede evaluar como código")
-        if isinstance(node, ast.MatchClass) and node.kwd_attrs:  # ``case object(backward=b)`` reads an attribute
+        # ``case object(backward=b)`` reads an attribute, and ``case Vista(b)`` those its ``__match_args__`` names
+        # (only a builtin type such as ``int(n)`` matches itself)
+        if isinstance(node, ast.MatchClass) and (
+            node.kwd_attrs or (node.patterns and not self._builtin_type(node.cls))
+        ):
             self.hidden.append("un patrón de clase de «match» que lee atributos")
         if isinstance(node, ast.Name) and node.id in DYNAMIC_NAMES and not self._magic_receiver(node, unit):
             self.hidden.append(f"«{node.id}»")
@@ -150,6 +155,14 @@ class HidingRules:
                     if isinstance(argument, ast.Name) and resolve(argument.id, scope)[0] == "global":
                         if not self._defined(argument.id):
                             self.changes.setdefault(argument.id, []).append(unit)
+
+    def _builtin_type(self, node):
+        """Whether ``node`` names one of Python's own types (``int``, ``str``), never rebound by the notebook."""
+        return (
+            isinstance(node, ast.Name)
+            and node.id not in self.bindings
+            and isinstance(vars(builtins).get(node.id), type)
+        )
 
     def _named_base(self, base, scope):
         """Whether a class's ``base`` names a class: a name, or a chain of a library (``nn.Module``). What an

@@ -29,6 +29,7 @@ class Notebook(HidingRules, ValueKinds):
         self.expanded = {}  # the names that the line of a magic writes in ({paquete}): whether %pip installs them
         self._order, self.scopes, self._aliases, self._bound_to = {}, {}, {}, None  # scopes: id(statement) -> where
         raised, automagic = set(), []
+        self._magic_code = set()  # the statements a code magic runs: %%capture and %%time may swallow their exception
         for source in sources:
             prefiltered = isinstance(source, cell_sources.HistoryCell)  # (a magic already ran as one)
             module, reasons = cell_sources.parse(str(source), prefiltered)
@@ -43,7 +44,7 @@ class Notebook(HidingRules, ValueKinds):
         self.position = {id(unit): i for i, unit in enumerate(self.units)}  # cells run in order
         for unit in self.units:
             for name, target, how in syntax.unit_bindings(unit, self.scopes.get(id(unit))):
-                how = "other" if how == "direct" and id(unit) in raised else how
+                how = "other" if how == "direct" and (id(unit) in raised or id(unit) in self._magic_code) else how
                 if name == "*":
                     self.stars.append(target)
                 elif name == ".":
@@ -152,7 +153,9 @@ class Notebook(HidingRules, ValueKinds):
                     if extra is None and text.strip():
                         self.hidden.append(f"el código de la orden mágica «{name}», que no se puede leer")
                     elif extra is not None:
+                        start = len(self.units)
                         self._add(extra, own_scope or name in cell_sources.OWN_SCOPE_MAGICS)
+                        self._magic_code.update(id(u) for u in self.units[start:])
                 elif name in cell_sources.CODE_MAGICS:
                     self.hidden.append(f"la línea de la orden mágica «{name}»")
                 elif name in cell_sources.SAFE_LINES:
@@ -293,9 +296,10 @@ class Notebook(HidingRules, ValueKinds):
             return True  # ``tabla = devolver_memo()``: whatever the call returns
         return any(n in names for unit, _ in bindings for n in syntax.loads_in(unit))
 
-    def dotted(self, node, scope, when=None):
-        """The dotted names an attribute chain (or a name) stands for, when its root is an import: bound at some moment
-        of ``when`` (see :meth:`live`), or at any moment by default."""
+    def dotted(self, node, scope, when=None, _seen=frozenset()):
+        """The dotted names an attribute chain (or a name) stands for, when its root is an import or a notebook name
+        assigned a chain (``F = torch.nn.functional``): bound at some moment of ``when`` (see :meth:`live`), or at any
+        moment by default."""
         parts = []
         while isinstance(node, ast.Attribute):
             parts.append(node.attr)
@@ -307,6 +311,11 @@ class Notebook(HidingRules, ValueKinds):
         if kind == "global":
             bindings = self.live(node.id, when) if when else self.bindings.get(node.id, [])
             roots = [t for _, t in bindings if t is not None]
+            for unit, target in bindings if node.id not in _seen else []:
+                if target is None and isinstance(unit, ast.Assign) and isinstance(unit.value, ast.Attribute):
+                    named = len(unit.targets) == 1 and isinstance(unit.targets[0], ast.Name)
+                    if named and unit.targets[0].id == node.id:
+                        roots += self.dotted(unit.value, None, None, _seen | {node.id})
         if kind != "local":
             roots += [f"{star}.{node.id}" for star in self.stars if syntax.star_provides(star, node.id)]
         return [allowlist.canonical(".".join([root, *reversed(parts)])) for root in roots]

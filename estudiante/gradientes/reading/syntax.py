@@ -139,6 +139,8 @@ class Walk:
                 continue
             if name in current.declared_global:
                 break
+            if current.kind == "class" and name in current.locals and self.resolve(name, None)[0] != "unknown":
+                break  # a class body reads its names from the globals until it binds them (``sin = sin``)
             if name in current.locals:
                 return "local", current.locals[name]
             current, first = current.parent, False
@@ -177,6 +179,7 @@ def unit_bindings(unit, start=None):
     ``other`` (in a compound statement, or an augmented assignment). A star import is ``("*", module, None)``, and
     what cannot be read ``(".", reason, None)``."""
     found = []
+    bare = {id(n.target) for n in ast.walk(unit) if isinstance(n, ast.AnnAssign) and n.value is None}  # ``x: int``
 
     def bind(name, scope, target=None):
         how = "deferred" if scope is not None else "direct" if isinstance(unit, SIMPLE_STATEMENTS) else "other"
@@ -186,8 +189,8 @@ def unit_bindings(unit, start=None):
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
             if binds_at_top(node.name, scope):
                 bind(node.name, scope)
-        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):  # (``del`` binds nothing)
-            if binds_at_top(node.id, scope):
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):  # (``del`` binds nothing, nor ``x: int``)
+            if binds_at_top(node.id, scope) and id(node) not in bare:
                 bind(node.id, scope)
         elif isinstance(node, ast.Import | ast.ImportFrom):
             written = [alias.name for alias in node.names] if isinstance(node, ast.Import) else []
