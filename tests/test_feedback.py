@@ -4,6 +4,7 @@ import html
 import re
 import shutil
 
+import nbformat
 import pytest
 from helpers import chromium, read
 from nbgrader.api import Gradebook
@@ -14,6 +15,14 @@ from autograder.grading import batch
 
 LESSON = find_lesson("03_backward_y_regla_de_la_cadena")  # $$y = 5x^3 + ...$$ and inline $...$
 REFLECTIONS = [grade_id for grade_id, _, autograded in LESSON.graded_cells() if not autograded]
+ACTIVE_HTML = (
+    "<script>alert('texto')</script><img src=x onerror=\"alert('imagen')\"><a href=\"javascript:alert('enlace')\">a</a>"
+    "<details><summary>Más</summary>**mi** respuesta</details>"
+)
+ACTIVE_OUTPUTS = (
+    "from IPython.display import HTML, Javascript, display\n\n"
+    "display(HTML(\"<script>alert('salida')</script><b>negrita</b>\"))\ndisplay(Javascript(\"alert('js')\"))\n"
+)
 ENGLISH = ["Score", "Test cell", "Written response", "Student's answer", "Comments", "(Top)", "No response", "In&nbsp;"]
 
 
@@ -22,6 +31,13 @@ def workspace(tmp_path_factory):
     """Lesson 03 graded for a correct submission (ana, reflections answered) and a blank one (beto)."""
     workspace = tmp_path_factory.mktemp("retroalimentacion")
     build_demo(workspace / "entregas", [LESSON], ["ana", "beto"])
+    hostile = workspace / "entregas" / "carla" / LESSON.id / LESSON.notebook_name  # ana's, with HTML that acts
+    notebook = read(workspace / "entregas" / "ana" / LESSON.id / LESSON.notebook_name)
+    reflection = next(c for c in notebook.cells if c.metadata.get("nbgrader", {}).get("grade_id") == REFLECTIONS[0])
+    reflection.source = ACTIVE_HTML
+    notebook.cells.append(nbformat.v4.new_code_cell(ACTIVE_OUTPUTS))
+    hostile.parent.mkdir(parents=True)
+    nbformat.write(notebook, hostile)
     batch.run(workspace / "entregas", workspace)
     return workspace
 
@@ -110,3 +126,14 @@ def test_formulas_render_in_a_browser_with_no_network(workspace, tmp_path):
     assert errors == 0
     assert "$$" not in visible and "5x^3" not in visible
     assert not [url for url in loaded if not url.startswith(("file:", "data:", "blob:"))], loaded
+
+
+def test_the_students_html_cannot_act_in_the_page_the_instructor_opens(workspace):
+    """A reflection and an output written to run a script: the page keeps their text, not what would run."""
+    text = page(workspace, "carla")
+    assert not re.findall(r"<[a-z][^>]*\son\w+\s*=", text)  # no handler (MathJax's own code has one, in a script)
+    assert not re.findall(r"\b(?:href|src)\s*=\s*[\"']?\s*javascript:", text)
+    scripts = re.findall(r"<script\b[^>]*>(.*?)</script>", text, re.S)
+    assert not [s for s in scripts for mine in ("salida", "js", "texto") if f"alert('{mine}')" in s]
+    assert "&lt;script&gt;alert('texto')" in text  # shown as text
+    assert "<details><summary>Más</summary>" in text  # what the lessons' own texts use stays

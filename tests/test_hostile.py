@@ -108,6 +108,8 @@ FLOOD = "print('y' * 99_000)"
 # Cells that sleep (no CPU) under the cell limit, for longer than the whole submission may take.
 SLEEPS = "import time\ntime.sleep(8)"
 SUBMISSION_LIMIT = 20  # seconds, for this batch (instead of the real 300 s)
+# A cell that Python cannot even compile (RecursionError), between two test cells.
+TOO_DEEP = "valor = " + " + ".join(["1"] * 20_000)
 
 AUTOGRAD_GRAD = '''
 def gradiente(f, x):
@@ -177,6 +179,10 @@ def graded(tmp_path_factory):
     for _ in range(3):  # 24 s of sleep before the third test cell: the first two keep their points
         notebook.cells.insert(third_test, nbformat.v4.new_code_cell(SLEEPS))
     _write(folder, "dormilon", LESSON, notebook)
+    notebook = answered(LESSON)
+    third_test = notebook.cells.index(autograded_tests(notebook)[2])
+    notebook.cells.insert(third_test, nbformat.v4.new_code_cell(TOO_DEEP))
+    _write(folder, "zz_no_compila", LESSON, notebook)
     before = {
         "autograder": _digest(PACKAGE_DIR),
         "gradientes": _digest(STUDENT_PACKAGE),
@@ -258,3 +264,16 @@ def test_a_submission_that_sleeps_stops_at_its_total_time_and_keeps_what_it_earn
     notebook = read(result.workspace / "autograded" / "dormilon" / LESSON.id / LESSON.notebook_name)
     errors = [o.evalue for c in notebook.cells for o in c.get("outputs", []) if o.output_type == "error"]
     assert any(f"tiempo total de {SUBMISSION_LIMIT} s" in e for e in errors), errors
+
+
+def test_a_cell_the_kernel_cannot_compile_is_an_error_of_that_cell_and_the_rest_is_graded(graded):
+    """Before, the whole submission was left ungraded. Now the cell shows its error and every observed exercise keeps
+    its points; the prediction, read from the code, fails closed (the reader cannot parse that cell either)."""
+    result, _ = graded
+    student, honest = row(result, LESSON, "zz_no_compila"), row(result, LESSON, "zz_honesto_0")
+    tests = [column for column in honest.index if column.endswith("_pruebas")]
+    assert [t for t in tests if student[t] != honest[t]] == ["ej6_pruebas"], student
+    notebook = read(result.workspace / "autograded" / "zz_no_compila" / LESSON.id / LESSON.notebook_name)
+    errors = [o.evalue for c in notebook.cells for o in c.get("outputs", []) if o.output_type == "error"]
+    assert any("la celda no se pudo ejecutar" in e for e in errors), errors
+    assert any("tan anidada que no se puede leer" in e for e in errors), errors

@@ -934,3 +934,8 @@ def test_a_check_reads_the_answer_it_asks_for_whatever_its_function_says_it_is_c
     )
     assert isinstance(failed.error_in_exec, CheckFailure), failed
     assert "derivada usa" in failed.error_in_exec.message
+
+
+def test_code_nested_too_deeply_to_read_is_unknown_not_a_crash():
+    deep = "valor = " + " + ".join(["1"] * 20_000) + "\n"
+    assert "tan anidad" in by_hand(deep, "def derivada(x):\n    return 3 * torch.cos(3 * x)\n")

@@ -27,7 +27,7 @@ from autograder.grading.verdict import answer_names, run_test_cell
 from autograder.sealed.runner import OUTPUT_LIMIT
 from autograder.sealed.sandbox import KernelDied, Sandbox
 from gradientes.reading import RaisedCell
-from gradientes.remote_errors import ProtocolError, Timeout
+from gradientes.remote_errors import ProtocolError, RemoteError, Timeout
 
 KERNEL_DIED = (
     "El kernel se detuvo al ejecutar esta celda (¿os._exit, un fallo de memoria o un bucle que "
@@ -178,6 +178,8 @@ class SandboxedExecute(NbGraderPreprocessor):
             except ProtocolError as error:
                 kernel.kill()
                 outputs = [_error("ProtocolError", f"el kernel envió una respuesta no válida: {error}")]
+            except RemoteError as error:  # the kernel could not run the cell at all (a RecursionError compiling it)
+                outputs = [_error(error.kind, f"la celda no se pudo ejecutar: {error}")]
             except KernelDied:
                 outputs = []
             else:

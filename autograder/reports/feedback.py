@@ -10,6 +10,7 @@ import importlib.resources
 import secrets
 from pathlib import Path
 
+import bleach
 import jinja2
 import nbformat
 from nbconvert.exporters import HTMLExporter, TemplateExporter
@@ -17,6 +18,7 @@ from nbconvert.filters.highlight import Highlight2HTML
 from nbconvert.filters.markdown_mistune import IPythonRenderer, MarkdownWithMath
 from nbconvert.filters.widgetsdatatypefilter import WidgetsDataTypeFilter
 from nbgrader.preprocessors import GetGrades, NbGraderPreprocessor
+from traitlets import Bool
 
 from autograder.grading.preprocessors import ValidatedOnce
 
@@ -28,6 +30,13 @@ CELL_BUDGET, MIN_CELL_BUDGET = 20_000, 100  # characters first kept of each cell
 CELLS_SHOWN = 40  # when cutting, ungraded cells are shown until they add up to this many cells' budgets
 # Where MathJax goes in the rendered page (unguessable, so that no output of the student's can take its place).
 MATHJAX_MARK = f"/* mathjax-{secrets.token_hex(16)} */"
+# What the HTML of the page's text may hold: what Markdown writes, and the lessons' ``<details>``. The student edits
+# every text and every output of the notebook, and the instructor opens the page where a script would act for them.
+SAFE_TAGS = frozenset(bleach.ALLOWED_TAGS) | {
+    "p", "br", "hr", "h1", "h2", "h3", "h4", "h5", "h6", "pre", "code", "span", "div", "table", "thead", "tbody", "tr",
+    "th", "td", "img", "details", "summary", "sub", "sup", "del", "s", "dl", "dt", "dd", "kbd",
+}  # fmt: skip
+SAFE_ATTRIBUTES = {"*": ["class", "id", "title"], "a": ["href", "title"], "img": ["src", "alt"], "details": ["open"]}
 
 
 class FeedbackExporter(ValidatedOnce, HTMLExporter):
@@ -38,9 +47,14 @@ class FeedbackExporter(ValidatedOnce, HTMLExporter):
     its own template.
     """
 
+    sanitize_html = Bool(True, help="El HTML del alumno (textos y salidas) sin scripts ni atributos activos.").tag(
+        config=True
+    )
+
     def _create_environment(self):
         environment = super()._create_environment()
         environment.bytecode_cache = _COMPILED
+        environment.filters["clean_html"] = clean_html
         return environment
 
     def from_notebook_node(self, nb, resources=None, **kw):
@@ -72,8 +86,13 @@ class FeedbackExporter(ValidatedOnce, HTMLExporter):
     def markdown2html(self, context, source):
         # The lesson's text is the same in every submission: each one rendered once per process.
         if context.get("cell", {}).get("attachments") or self.embed_images or self.lexer_options:
-            return super().markdown2html(context, source)
+            return clean_html(super().markdown2html(context, source))
         return _markdown(source, self.anchor_link_text, self.exclude_anchor_links)
+
+
+def clean_html(html):
+    """``html`` with only :data:`SAFE_TAGS` and :data:`SAFE_ATTRIBUTES` (no script, handler or ``javascript:``)."""
+    return bleach.clean(str(html), tags=SAFE_TAGS, attributes=SAFE_ATTRIBUTES)
 
 
 def _size(html):
@@ -119,7 +138,7 @@ def _markdown(source, anchor_link_text, exclude_anchor_links):
     renderer = IPythonRenderer(
         escape=False, anchor_link_text=anchor_link_text, exclude_anchor_links=exclude_anchor_links
     )
-    return MarkdownWithMath(renderer=renderer).render(source)
+    return clean_html(MarkdownWithMath(renderer=renderer).render(source))
 
 
 @functools.lru_cache(maxsize=4096)

@@ -140,7 +140,15 @@ def _is_stub(unit):
 
 
 def read(answer_name, sources=None):
-    """The :class:`Reading` of the code that binds ``answer_name`` and of everything it can reach."""
+    """The :class:`Reading` of the code that binds ``answer_name`` and of everything it can reach (an unknown one if
+    the code is nested too deeply to follow)."""
+    try:
+        return _read(answer_name, sources)
+    except RecursionError:
+        return Reading(True, unknown=["un código tan anidado que no se puede leer"])
+
+
+def _read(answer_name, sources):
     notebook = notebook_index.notebook_reading(tuple(cell_sources.student_sources() if sources is None else sources))
     if answer_name not in notebook.bindings:
         return Reading(False)

@@ -134,6 +134,8 @@ def parse(source, prefiltered=False):
         return None, (["una orden mágica de IPython (%, !)"] if magic else [])
     try:
         return _LiteralGetattr().visit(ast.parse(code)), []
+    except (RecursionError, MemoryError):  # the parser gave up (a kernel with a higher recursion limit may not)
+        return None, ["una celda tan anidada que no se puede leer"]
     except (SyntaxError, ValueError):
         word = "" if prefiltered else (first_word(source) or "").split(".", 1)[0]
         python = (hasattr(builtins, word) and word not in AUTOCALLED) or keyword.iskeyword(word)
