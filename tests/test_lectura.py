@@ -939,3 +939,17 @@ def test_a_check_reads_the_answer_it_asks_for_whatever_its_function_says_it_is_c
 def test_code_nested_too_deeply_to_read_is_unknown_not_a_crash():
     deep = "valor = " + " + ".join(["1"] * 20_000) + "\n"
     assert "tan anidad" in by_hand(deep, "def derivada(x):\n    return 3 * torch.cos(3 * x)\n")
+
+
+def test_a_function_of_many_stores_is_walked_once_per_local(monkeypatch):
+    """What is asked of a local (another name of a notebook value? a new object?) walks its whole function: asked once
+    per function and name, 2 000 stores cost 2 000 steps, not 2 000 walks of 2 000 lines (minutes of the grader)."""
+    from gradientes.reading import Notebook, syntax, values
+
+    walks = []
+    aliased, fresh = syntax.aliased_globals, values.ValueKinds._fresh_in
+    monkeypatch.setattr(syntax, "aliased_globals", lambda *args: walks.append(args[0]) or aliased(*args))
+    monkeypatch.setattr(values.ValueKinds, "_fresh_in", lambda self, *args: walks.append(args[0]) or fresh(self, *args))
+    stores = "".join(f"    t[{i}] = f\n    t.a{i} = f\n" for i in range(2_000))
+    Notebook([f"def f(x):\n    return x\n\n\ndef relleno_{len(walks)}_{id(walks)}():\n    t = {{}}\n{stores}"])
+    assert 0 < len(walks) <= 4, len(walks)

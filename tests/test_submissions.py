@@ -278,3 +278,31 @@ def test_nbgraders_cell_metadata_check_still_refuses_broken_metadata():
     cell.metadata.nbgrader["points"] = "muchos"
     with pytest.raises(ValidationError, match="muchos"):
         MetadataValidator().validate_cell(cell)
+
+
+def test_notebooks_that_json_accepts_and_nothing_else_can_hold_are_each_handled(tmp_path):
+    """A lone surrogate, 100 000 nested lists, a 5 001-digit number, a list as a cell's id, 4 000 cells: each one
+    is that student's problem (or a warning), never an error that stops the batch."""
+    cell = {"cell_type": "markdown", "id": "a", "metadata": {}, "source": "hola"}
+    notebook = {"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [cell]}
+    texts = {
+        "sustituto": json.dumps({**notebook, "cells": [{**cell, "source": "\ud800"}]}),
+        "anidado": json.dumps(notebook)[:-1] + ', "x": ' + "[" * 100_000 + "]" * 100_000 + "}",
+        "numero": json.dumps(notebook)[:-1] + ', "x": ' + "7" * 5_001 + "}",
+        "grade_id": json.dumps({**notebook, "cells": [{**cell, "metadata": {"nbgrader": {"grade_id": ["ej1"]}}}]}),
+        "celdas": json.dumps({**notebook, "cells": [{**cell, "id": f"c{i}"} for i in range(4_000)]}),
+    }
+    for student, text in texts.items():
+        path = tmp_path / "in" / student / LESSONS[0] / f"{LESSONS[0]}.ipynb"
+        path.parent.mkdir(parents=True)
+        path.write_text(text, encoding="utf-8")
+    write_notebook(tmp_path / "in" / "ana" / LESSONS[0] / f"{LESSONS[0]}.ipynb")
+    found = by_student(collect(tmp_path / "in", tmp_path / "submitted", LESSONS))
+    assert found[("ana", LESSONS[0])].gradable
+    assert found[("sustituto", LESSONS[0])].gradable and "«?»" in found[("sustituto", LESSONS[0])].warnings[0]
+    stored = tmp_path / "submitted" / "sustituto" / LESSONS[0] / f"{LESSONS[0]}.ipynb"
+    assert nbformat.read(stored, 4).cells[0].source == "?"
+    for student in ("anidado", "numero"):
+        assert "JSON está dañado" in found[(student, LESSONS[0])].problems[0]
+    assert found[("grade_id", LESSONS[0])].gradable
+    assert "4000 celdas" in found[("celdas", LESSONS[0])].problems[0]

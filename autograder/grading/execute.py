@@ -23,7 +23,7 @@ from traitlets import Bool, Integer
 
 from autograder.course import find_lesson
 from autograder.grading.preprocessors import KERNEL_DIED_NAME, TIMEOUT_NAME
-from autograder.grading.verdict import answer_names, run_test_cell
+from autograder.grading.verdict import answer_names, printable, run_test_cell
 from autograder.sealed.runner import OUTPUT_LIMIT
 from autograder.sealed.sandbox import KernelDied, Sandbox
 from gradientes.reading import RaisedCell
@@ -66,7 +66,8 @@ def _close_sandboxes():
 
 
 def _text(value, limit=100_000):
-    return value[:limit] if isinstance(value, str) else ""
+    """A text the notebook can hold: at most ``limit`` characters, a lone surrogate (``"\\ud800"``) as «?»."""
+    return printable(value[:limit]) if isinstance(value, str) else ""
 
 
 def to_outputs(raw, count, budget=OUTPUT_LIMIT):
@@ -99,6 +100,7 @@ def to_outputs(raw, count, budget=OUTPUT_LIMIT):
 
 
 def _error(ename, message):
+    message = printable(message)
     return new_output("error", ename=ename, evalue=message, traceback=[f"{ename}: {message}"])
 
 

@@ -31,6 +31,9 @@ CANVAS_NAME = re.compile(r"^(?P<student>[a-z]+)_(?P<late>late_)?(?P<id>\d+)_\d+_
 LATE = "entrega tardía (según el LMS)"
 # A zip that expands past these is refused (a zip bomb, or not a batch of notebooks).
 ZIP_LIMITS = {"bytes": 2 * 1024**3, "files": 20_000, "ratio": 200}
+# A notebook past these is not graded (a lesson's has about 150 cells and, with its figures, a few MB): reading it
+# would cost the grader minutes and gigabytes.
+NOTEBOOK_BYTES, NOTEBOOK_CELLS = 50 * 1024**2, 3_000
 
 
 @dataclass
@@ -197,15 +200,27 @@ def load(path, submission, expected_cells=None):
     metadata (once: a copied test cell is kept once), and any other nbgrader metadata is dropped,
     so a student cannot turn a cell of theirs into a test cell or change what a cell is worth.
     """
+    if path.stat().st_size > NOTEBOOK_BYTES:
+        submission.problems.append(
+            f"el cuaderno ocupa {path.stat().st_size / 1024**2:.0f} MB, más de los {NOTEBOOK_BYTES // 1024**2} MB que "
+            "se califican: ¿guardaste salidas enormes? Borra las salidas de todas las celdas y vuelve a entregarlo."
+        )
+        return None
     try:
         content = json.loads(path.read_bytes())
-    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        text = json.dumps(content, ensure_ascii=False)
+    except (UnicodeDecodeError, ValueError, RecursionError) as error:  # (a 5 000-digit number, 100 000 nested lists)
         where = f" (línea {error.lineno}, columna {error.colno})" if hasattr(error, "lineno") else ""
         submission.problems.append(
             f"el archivo no es un cuaderno de Jupyter válido: su JSON está dañado{where}; "
             "¿se guardó a medias o se editó fuera de Jupyter?"
         )
         return None
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:  # ``"\ud800"``: an escape that JSON accepts and no text file can hold
+        content = json.loads(text.encode("utf-8", "replace"))
+        submission.warnings.append("el cuaderno tenía caracteres que no son texto válido; se cambiaron por «?».")
     try:
         notebook = nbformat.from_dict(content)
         nbformat.validate(notebook)
@@ -214,12 +229,19 @@ def load(path, submission, expected_cells=None):
             "el archivo no es un cuaderno de Jupyter válido: es JSON, pero no tiene el formato de un cuaderno."
         )
         return None
+    if len(notebook.cells) > NOTEBOOK_CELLS:
+        submission.problems.append(
+            f"el cuaderno tiene {len(notebook.cells)} celdas, más de las {NOTEBOOK_CELLS} que se califican "
+            "(una lección tiene unas 150)."
+        )
+        return None
     seen = set()
     for cell in notebook.cells:
         if "nbgrader" not in cell.metadata:
             continue
         metadata = cell.metadata["nbgrader"]
         grade_id = metadata.get("grade_id") if isinstance(metadata, dict) else None
+        grade_id = grade_id if isinstance(grade_id, str) else None  # (a list or a dict cannot name a cell)
         if grade_id in seen:
             submission.warnings.append(f"la celda {grade_id} estaba repetida; se calificó la primera.")
         elif expected_cells is not None and grade_id not in expected_cells:

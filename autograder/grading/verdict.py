@@ -106,7 +106,13 @@ class StudentNames(dict):
         return value
 
 
+def printable(text):
+    """``text`` as UTF-8 can write it: a lone surrogate a student's value or output carries becomes «?»."""
+    return text.encode("utf-8", "replace").decode("utf-8")
+
+
 def _error(ename, evalue):
+    evalue = printable(evalue)
     line = f"\x1b[1;31m✗ {evalue}\x1b[0m" if ename == "CheckFailure" else f"{ename}: {evalue}"
     return new_output("error", ename=ename, evalue=evalue, traceback=[line])
 

@@ -139,7 +139,7 @@ class HidingRules:
         if changed is not None and resolve(changed.id, scope)[0] == "global" and not self._imported(changed.id):
             self.changes.setdefault(changed.id, []).append(unit)  # (a module's own changes are hidden, above)
         elif changed is not None and resolve(changed.id, scope)[0] == "local":
-            for name in syntax.aliased_globals(changed.id, scope, resolve):  # ``m = MODULO; m.register_…(f)``
+            for name in self._aliased_globals(changed.id, scope):  # ``m = MODULO; m.register_…(f)``
                 if not self._imported(name):
                     self.changes.setdefault(name, []).append(unit)
         if isinstance(node, ast.Call):
@@ -155,6 +155,14 @@ class HidingRules:
                     if isinstance(argument, ast.Name) and resolve(argument.id, scope)[0] == "global":
                         if not self._defined(argument.id):
                             self.changes.setdefault(argument.id, []).append(unit)
+
+    def _aliased_globals(self, name, scope):
+        """:func:`~gradientes.reading.syntax.aliased_globals`, once per function and name."""
+        where = syntax.binding_scope(name, scope)
+        key = ("aliased", id(where.node) if where is not None else None, name)
+        if key not in self.memo:
+            self.memo[key] = syntax.aliased_globals(name, scope, self.walk.resolve)
+        return self.memo[key]
 
     def _builtin_type(self, node):
         """Whether ``node`` names one of Python's own types (``int``, ``str``), never rebound by the notebook."""

@@ -28,6 +28,7 @@ class Notebook(HidingRules, ValueKinds):
         self.handed = []  # statements that give notebook code to a library that may keep it
         self.expanded = {}  # the names that the line of a magic writes in ({paquete}): whether %pip installs them
         self._order, self.scopes, self._aliases, self._bound_to = {}, {}, {}, None  # scopes: id(statement) -> where
+        self.memo = {}  # what is asked of a function's locals, once per function and name
         raised, automagic = set(), []
         self._magic_code = set()  # the statements a code magic runs: %%capture and %%time may swallow their exception
         for source in sources:

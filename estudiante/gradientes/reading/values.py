@@ -267,6 +267,13 @@ class ValueKinds:
         if not isinstance(root, ast.Name) or self.walk.resolve(root.id, scope)[0] != "local":
             return False
         scope = syntax.binding_scope(root.id, scope)
+        key = ("fresh", id(scope.node), root.id)  # once per function and name: a function of 2 000 stores is read once
+        if key not in self.memo:
+            self.memo[key] = self._fresh_in(root, scope)
+        return self.memo[key]
+
+    def _fresh_in(self, root, scope):
+        """:meth:`_fresh_local` for ``root``, a local that ``scope`` binds."""
         if isinstance(scope.node, syntax.FUNCTIONS):  # what it receives, but a method's ``self``
             received = [a for a in ast.walk(scope.node.args) if isinstance(a, ast.arg) and a.arg == root.id]
             if received and not (scope.parent is not None and syntax.is_self(scope.node, scope.parent, received[0])):
