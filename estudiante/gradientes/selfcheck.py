@@ -77,8 +77,9 @@ class _Deadline:
 class LocalStudentFunction:
     """A function the student wrote, called with a time limit and Spanish errors."""
 
-    def __init__(self, function, name):
-        self.function, self.__name__ = function, name  # the name it was asked for (``__name__`` can be written)
+    def __init__(self, function, name=None):
+        # the name the test cell asked for (the function's own ``__name__`` can be written)
+        self.function, self.__name__ = function, name or function.__name__
 
     def __call__(self, *args, **kwargs):
         outer = getattr(_calls, "deadline", None)
