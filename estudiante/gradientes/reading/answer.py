@@ -1,6 +1,7 @@
 """The reading of one answer: the code that binds its name and everything that code can reach."""
 
 import ast
+import operator
 
 from gradientes.reading import allowlist, cell_sources, notebook_index, syntax
 
@@ -67,12 +68,16 @@ def _immutable_value(notebook, value):
     return True
 
 
+# The operators a literal real number may be written with (``-1 / 2``).
+ARITHMETIC = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv}
+
+
 def _complex_power(node):
     """Whether ``node`` is a literal power that gives a complex number (``(-1) ** 0.5``)."""
     if not isinstance(node, ast.BinOp) or not isinstance(node.op, ast.Pow):
         return False
     base, exponent = _literal(node.left), _literal(node.right)
-    return base is not None and exponent is not None and base < 0 and exponent != int(exponent)
+    return base is not None and exponent is not None and base < 0 and not float(exponent).is_integer()
 
 
 def _literal(node):
@@ -82,17 +87,11 @@ def _literal(node):
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub | ast.UAdd):
         value = _literal(node.operand)
         return None if value is None else -value if isinstance(node.op, ast.USub) else value
-    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add | ast.Sub | ast.Mult | ast.Div):
+    if isinstance(node, ast.BinOp) and type(node.op) in ARITHMETIC:
         left, right = _literal(node.left), _literal(node.right)
         if left is None or right is None or (isinstance(node.op, ast.Div) and right == 0):
             return None
-        operations = {
-            ast.Add: float.__add__,
-            ast.Sub: float.__sub__,
-            ast.Mult: float.__mul__,
-            ast.Div: float.__truediv__,
-        }
-        return operations[type(node.op)](float(left), float(right))
+        return ARITHMETIC[type(node.op)](left, right)
     return None
 
 

@@ -114,6 +114,7 @@ def _latest_runs(history):
     return kept[::-1]
 
 
+@functools.lru_cache(maxsize=1024)
 def _python(source):
     """The Python that IPython runs for a cell (magics become ``get_ipython()`` calls), or None if IPython is absent."""
     try:
