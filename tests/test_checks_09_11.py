@@ -9,8 +9,8 @@ import re
 import pytest
 import torch
 
-from gradientes.checks import CheckFailure
-from gradientes.checks_09 import check_own_code, check_to_rounding
+from gradientes.checks import CheckFailure, check_to_rounding
+from gradientes.checks_09 import check_own_code
 from gradientes.checks_10 import (
     check_clipped,
     check_gradcheck,
@@ -110,24 +110,44 @@ def test_a_hook_that_leaves_the_gradient_as_it_came_is_named(cells):
     )
 
 
+def _richardson(f, step, levels):
+    """Central differences of ``f`` at 0, extrapolated ``levels`` times (Richardson): the best a finite difference does."""
+    rows = []
+    for i in range(levels):
+        h = step / 2**i
+        row = [(f(h) - f(-h)) / (2 * h)]
+        for k in range(1, i + 1):
+            row.append(row[k - 1] + (row[k - 1] - rows[i - 1][k - 1]) / (4**k - 1))
+        rows.append(row)
+    return rows[-1][-1]
+
+
 def test_to_rounding_refuses_finite_differences_and_says_why():
     W1 = torch.tensor([[1.0, 0.0], [0.5, -1.0], [0.0, 2.0]], dtype=torch.float64)
     W2 = torch.tensor([[1.0, -1.0, 0.5], [0.0, 2.0, 1.0]], dtype=torch.float64)
     x, v = torch.tensor([0.5, -0.25], dtype=torch.float64), torch.tensor([1.0, 2.0], dtype=torch.float64)
+    expected = [3.539014798346673, 0.7864477329659274]
 
     def red(z):
         return W2 @ torch.tanh(W1 @ z)
 
     _, exact = torch.func.jvp(red, (x,), (v,))
-    check_to_rounding(exact, [3.539014798346673, 0.7864477329659274], name="J v", close_hint="aproximado")
-    step = 1e-6
-    approximate = (red(x + step * v) - red(x - step * v)) / (2 * step)
+    check_to_rounding(exact, expected, name="J v", rtol=4e-15, atol=4e-15, close_hint="aproximado")
+    extrapolated = _richardson(lambda t: red(x + t * v), 0.1, 6)
+    assert torch.allclose(extrapolated, torch.tensor(expected, dtype=torch.float64), rtol=1e-12, atol=1e-12)
     with pytest.raises(CheckFailure, match="aproximado"):
-        check_to_rounding(approximate, [3.539014798346673, 0.7864477329659274], name="J v", close_hint="aproximado")
+        check_to_rounding(extrapolated, expected, name="J v", rtol=4e-15, atol=4e-15, close_hint="aproximado")
     with pytest.raises(CheckFailure, match="otra cosa"):
         check_to_rounding(
-            2 * exact, [3.539014798346673, 0.7864477329659274], name="J v", hint="otra cosa", close_hint="aproximado"
+            2 * exact, expected, name="J v", rtol=4e-15, atol=4e-15, hint="otra cosa", close_hint="aproximado"
         )
+
+
+def test_to_rounding_compares_numbers_too():
+    check_to_rounding(64.0, 64.0, name="de/da", rtol=2e-15, atol=1e-14, close_hint="aproximado")
+    check_to_rounding(torch.tensor(64.0, dtype=torch.float64), 64.0, name="de/da", rtol=2e-15, atol=1e-14)
+    with pytest.raises(CheckFailure, match="aproximado"):
+        check_to_rounding(64.0 + 1e-11, 64.0, name="de/da", rtol=2e-15, atol=1e-14, close_hint="aproximado")
 
 
 def forward(x):

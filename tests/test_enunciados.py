@@ -433,7 +433,15 @@ MARCADAS = {
                 "    (u**3).backward()\n"
                 "    return 3 * u.detach() ** 2, x.grad\n",
             ),
-        ]
+        ],
+        "ej4_solucion": [
+            (
+                "cada gradiente derivado de golpe, sin recorrer el grafo",
+                "def retropropagar_a_mano(a, b):\n"
+                "    d = a * b + a\n"
+                "    return {'e': 1.0, 'd': 2 * d, 'c': 2 * d, 'a': 2 * d * (b + 1), 'b': 2 * d * a}\n",
+            )
+        ],
     }
 }
 MARCA = "para revisar a mano"

@@ -368,6 +368,18 @@ def check_number(value, expected, *, name="el resultado", rtol=RTOL, atol=ATOL, 
         _mismatch(name, *map(shorten, _numbers_apart(expected, value)), hint)
 
 
+def check_to_rounding(value, expected, *, name, rtol, atol, hint=None, close_hint=None):
+    """``value`` (a tensor, or a number if ``expected`` is one) matches ``expected`` to float64's rounding
+    (``rtol``, ``atol``: measured for each exercise, so that an approximation such as finite differences cannot
+    meet them); if it matches only to a few digits, the failure gets ``close_hint``."""
+    check = check_number if type(expected) in (int, float) else check_tensor
+    try:
+        check(value, expected, name=name, rtol=rtol, atol=atol, hint=hint)
+    except CheckFailure as failure:
+        better = close_hint if close_hint and is_close(value, expected, rtol=1e-4, atol=1e-6) else failure.hint
+        fail(failure.message, better)
+
+
 def _identical(value, expected):
     """Equal, with the same types all the way down (so ``[True]`` is not ``[1]``)."""
     if type(value) is not type(expected):

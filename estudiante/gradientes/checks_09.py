@@ -1,7 +1,7 @@
-"""Checks of lesson 09 (más allá de backward): values to float64's rounding, and what an answer that writes its own
+"""Checks of lesson 09 (más allá de backward): what an answer that writes its own
 operation may reach (an allowlist of elementary operations, read in full and failing closed)."""
 
-from gradientes.checks import CheckFailure, check_statement, check_tensor, fail, is_close, outside_allowlist
+from gradientes.checks import check_statement, fail, outside_allowlist
 from gradientes.reading import read
 
 # What, inside torch, leads to any operation by name (``torch.ops.aten.sinc``); the private parts (``torch._C``)
@@ -47,15 +47,3 @@ def check_own_code(answers, *, forbidden, hint=None):
                 "log1p, abs, clamp, where, sin, sigmoid, maximum…), las de math y los métodos de forma y tipo de "
                 "los tensores (shape, reshape, to…).",
             )
-
-
-def check_to_rounding(value, expected, *, name, hint=None, close_hint=None, rtol=1e-12, atol=1e-12):
-    """``value`` matches ``expected`` to float64's rounding (``rtol``, ``atol``), which an approximation such as
-    finite differences cannot meet; if it matches only to a few digits, the failure gets ``close_hint``."""
-    try:
-        check_tensor(value, expected, name=name, rtol=rtol, atol=atol, hint=hint)
-    except CheckFailure as failure:
-        message, better = failure.message, failure.hint
-        if close_hint and is_close(value, expected, rtol=1e-4, atol=1e-6):
-            better = close_hint
-        fail(message, better)
