@@ -111,7 +111,7 @@ def test_a_hook_that_leaves_the_gradient_as_it_came_is_named(cells):
 
 
 def _richardson(f, step, levels):
-    """Central differences of ``f`` at 0, extrapolated ``levels`` times (Richardson): the best a finite difference does."""
+    """Central differences of ``f`` at 0, extrapolated ``levels`` times (Richardson)."""
     rows = []
     for i in range(levels):
         h = step / 2**i

@@ -3,12 +3,15 @@
 Las llaman las celdas de pruebas de la lección; lo común a todas está en :mod:`gradientes.checks`.
 """
 
+import itertools
+
 import torch
 
 from gradientes.checks import (
     _autograd_grad,
     _detach,
     _float64,
+    _passes,
     as_number,
     call_student,
     check_number,
@@ -19,6 +22,7 @@ from gradientes.checks import (
     gradient_list_hint,
     is_close,
     is_tensor,
+    shorten,
     step_text,
 )
 
@@ -530,8 +534,56 @@ def _pista_perdida_de_microlotes(valor, partes, tamanos):
     return "devuelve la pérdida media de todos los ejemplos del lote."
 
 
+class _PerdidaObservada:
+    """``perdida_del_microlote(w, i)``: la pérdida media del microlote ``i``, que la prueba calcula cuando la pide el
+    código del alumno. Anota con un reloj propio cada llamada y cada paso hacia atrás que llega a su salida (un gancho
+    en el proceso del calificador: lo que él ve, no lo que dice el kernel del alumno)."""
+
+    __name__ = __qualname__ = "perdida_del_microlote"
+
+    def __init__(self, modelo, x, y, tamanos):
+        self.modelo, self.trozos = modelo, list(zip(x.split(tamanos), y.split(tamanos), strict=True))
+        self.salidas, self.reloj = [], itertools.count()
+
+    def __call__(self, w, i):
+        if type(i) is not int or not 0 <= i < len(self.trozos):
+            raise IndexError(
+                f"perdida_del_microlote(w, i): i es el número del microlote, de 0 a {len(self.trozos) - 1}; "
+                f"llegó {shorten(repr(i))}."
+            )
+        salida = self.modelo(w, *self.trozos[i])
+        anotada = {"i": i, "llamada": next(self.reloj), "atras": []}
+        self.salidas.append(anotada)
+        if is_tensor(salida) and salida.requires_grad:
+            salida.register_hook(lambda _: anotada["atras"].append(next(self.reloj)))
+        return salida
+
+
+def _comprobar_pasos_separados(perdida, k, donde):
+    """Un paso hacia atrás por microlote, cada uno antes de calcular la pérdida del siguiente."""
+    for i in range(k):
+        pasos = sum(len(salida["atras"]) for salida in perdida.salidas if salida["i"] == i)
+        if pasos != 1:
+            recibio = f"recibió {_passes(pasos)}" if pasos else "no recibió ningún paso hacia atrás"
+            fail(
+                f"la pérdida del microlote {i} {recibio} durante {donde}, y se pide uno.",
+                "retropropaga la pérdida de cada microlote una vez: un backward() (o un torch.autograd.grad) por "
+                "microlote.",
+            )
+    retropropagadas = sorted((s["llamada"], s["atras"][0], s["i"]) for s in perdida.salidas if s["atras"])
+    for (_, atras, i), (llamada, _, j) in itertools.pairwise(retropropagadas):
+        if llamada < atras:
+            fail(
+                f"durante {donde}, la pérdida del microlote {j} se calculó antes de retropropagar la del microlote "
+                f"{i}: sus grafos estuvieron en memoria a la vez.",
+                "calcula la pérdida de cada microlote justo antes de retropropagarla, y retropropágala antes de pedir "
+                "la siguiente: un paso hacia atrás por microlote, no uno de su suma.",
+            )
+
+
 def check_microbatches(funcion, modelo, valores_w, restos, x, y, tamanos, gradiente, perdida):
-    """Lección 05, ejercicio 5: ``funcion(w, perdidas, tamanos)`` acumula el gradiente del lote por microlotes.
+    """Lección 05, ejercicio 5: ``funcion(w, perdida_del_microlote, tamanos)`` acumula el gradiente del lote por
+    microlotes, pidiendo cada pérdida justo antes de retropropagarla (observado: :class:`_PerdidaObservada`).
 
     ``gradiente`` y ``perdida`` son el gradiente y la pérdida media esperados del lote completo.
     """
@@ -542,19 +594,16 @@ def check_microbatches(funcion, modelo, valores_w, restos, x, y, tamanos, gradie
     restos_tensor = None if restos is None else _detach(w.grad).clone()
     esperado = torch.as_tensor(gradiente, dtype=_float64)
     partes = _partes_de_microlotes(modelo, w, x, y, tamanos)
-    perdidas, inicio = [], 0
-    for n in tamanos:  # los pasos hacia adelante de los microlotes
-        perdidas.append(modelo(w, x[inicio : inicio + n], y[inicio : inicio + n]))
-        inicio += n
+    perdida_del_microlote = _PerdidaObservada(modelo, x, y, list(tamanos))
     estado = "w.grad = None" if restos is None else f"restos {restos} en w.grad"
     donde = (
-        f"{funcion.__name__}(w, perdidas, {list(tamanos)}) con w = {describe(_detach(w))}, {estado} "
-        f"y las pérdidas medias de {modelo.__name__}"
+        f"{funcion.__name__}(w, perdida_del_microlote, {list(tamanos)}) con w = {describe(_detach(w))}, {estado} "
+        f"y el modelo {modelo.__name__}"
     )
     valor = call_student(
         funcion,
         w,
-        perdidas,
+        perdida_del_microlote,
         list(tamanos),
         hints=(
             (
@@ -580,6 +629,7 @@ def check_microbatches(funcion, modelo, valores_w, restos, x, y, tamanos, gradie
         )
     pista = _pista_gradiente_de_microlotes(_detach(llego), esperado, partes, tamanos, restos_tensor)
     check_tensor(llego, esperado, name=f"w.grad después de {donde}", hint=pista)
+    _comprobar_pasos_separados(perdida_del_microlote, len(tamanos), donde)
     if type(valor) is not float:
         fail(
             f"{donde} debía devolver la pérdida del lote como float de Python, pero se obtuvo {describe(valor)}.",
