@@ -357,6 +357,55 @@ HONEST_BY_HAND = {
 }
 
 WITH_AUTOGRAD = {
+    # Attack 14: each family below earned full marks on the real grader before it was closed.
+    "una instancia en un registro de copy (copy.dispatch_table)": (
+        "import copy\n\n\nclass R:\n    def __call__(self, t):\n        return torch.clone, (t,)\n\n\n"
+        "D = {}\nD[torch.Tensor] = R()\ncopy.dispatch_table.update(D)\n\n\n"
+        "def derivada(x):\n    from copy import copy as copiar\n\n    return copiar(x)\n"
+    ),
+    "un alias por una expresión (max([TABLA]))": (
+        f"class Regla:\n    def aplicar(self, v):\n        return 3 * torch.cos(3 * v)\n\n\n"
+        f"class Atajo:\n    def aplicar(self, v):\n        return ({GRADIENTE})(v)\n\n\nTABLA = [Regla()]\n",
+        "otra = max([TABLA])\notra[0] = Atajo()\n",
+        "def derivada(x):\n    for r in TABLA:\n        return r.aplicar(x)\n",
+    ),
+    "un cierre cambiado con nonlocal": (
+        "def fabrica():\n    regla = torch.cos\n\n    def aplicar(v):\n        return 3 * regla(3 * v)\n\n"
+        "    def cambiar(n):\n        nonlocal regla\n        regla = n\n\n    return aplicar, cambiar\n\n\n"
+        "aplicar_regla, cambiar_regla = fabrica()\n",
+        f"cambiar_regla({GRADIENTE})\n",
+        "def derivada(x):\n    return aplicar_regla(x)\n",
+    ),
+    "un atributo privado de los tensores que el cuaderno también escribe": (
+        "class Nota:\n    pass\n\n\nNOTA = Nota()\nNOTA._grad_fn = None\n\n\n"
+        "def derivada(x):\n    y = torch.sin(3 * x)\n    return y._grad_fn(torch.ones_like(y))\n"
+    ),
+    "un decorador que registra la regla": (
+        "REGISTRO = []\n\n\ndef registrar(f):\n    REGISTRO.insert(0, f)\n    return f\n\n\n"
+        f"@registrar\ndef atajo(v):\n    return ({GRADIENTE})(v)\n\n\n"
+        "def derivada(x):\n    for r in REGISTRO:\n        return r(x)\n"
+    ),
+    "__init_subclass__ que registra la clase": (
+        "REGISTRO = []\n\n\nclass Regla:\n    def __init_subclass__(cls):\n        REGISTRO.append(cls.aplicar)\n\n\n"
+        f"class Atajo(Regla):\n    aplicar = staticmethod({GRADIENTE})\n\n\n"
+        "def derivada(x):\n    return REGISTRO[0](x)\n"
+    ),
+    "un import en el cuerpo de una clase": (
+        "class Caja:\n    import torch.autograd.functional as fa\n\n\n"
+        "def derivada(x):\n    def g(t):\n        return torch.sin(3 * t)\n\n"
+        "    return Caja.fa.vjp(g, x, torch.ones_like(x))[1]\n"
+    ),
+    "una expresión generadora guardada que se evalúa más tarde": (
+        "def regla(v):\n    return 3 * torch.cos(3 * v)\n\n\nREGLAS = (regla for _ in range(10**9))\n",
+        "def derivada(x):\n    return next(REGLAS)(x)\n",
+        f"def regla(v):\n    return ({GRADIENTE})(v)\n",
+    ),
+    "una función nueva hecha con el código de otra (__code__.replace)": (
+        f"def atajo(v):\n    return ({GRADIENTE})(v)\n\n\n"
+        "def plantilla(v):\n    return 3 * torch.cos(3 * v)\n\n\n"
+        "nueva = type(plantilla)(plantilla.__code__.replace(co_code=atajo.__code__.co_code), {})\n\n\n"
+        "def derivada(x):\n    return nueva(x)\n"
+    ),
     "una tabla llenada por otro nombre dentro de una función": (
         "REGLAS = {}\n\n\ndef _regla(n):\n    return lambda v: torch.autograd.grad(torch.sin(3 * v).sum(), v)[0]\n\n\n"
         "def instalar():\n    tabla = REGLAS\n    tabla.update({n: _regla(n) for n in ('cos',)})\n\n\ninstalar()\n\n\n"
@@ -849,6 +898,16 @@ def test_an_honest_answer_by_hand_passes(code):
 def test_autograd_reached_by_any_path_fails_an_answer_by_hand(code):
     message = by_hand(*cells_of(code))
     assert message is not None and "no encuentro en tu cuaderno" not in message, message
+
+
+def test_a_thread_started_by_the_answer_is_outside_the_course_modules():
+    code = (
+        "import threading\n\n\ndef gradiente_dentro(f, x):\n    hilo = threading.Thread(target=print)\n"
+        "    hilo.start()\n    hilo.join()\n    return x\n"
+    )
+    message = outcome(checks.check_statement, [code], "gradiente_dentro")
+    assert message is not None and "threading" in message, message
+    assert outcome(checks.check_statement, ["def gradiente_dentro(f, x):\n    return x\n"], "gradiente_dentro") is None
 
 
 def test_the_reading_names_what_it_found_and_resolves_aliases():

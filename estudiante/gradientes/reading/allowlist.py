@@ -1,6 +1,7 @@
 """What a notebook may import and reach, anywhere in it: an allowlist of modules and names, checked
 against the modules as the grader has them."""
 
+import collections.abc
 import functools
 import importlib
 import sys
@@ -87,7 +88,7 @@ def passage(name):
 @functools.lru_cache(maxsize=8192)
 def lookup(dotted):
     """``(canonical name, why the notebook may not reach it or None, what it is)`` of a dotted name (``"class"``,
-    ``"callable"``, ``"module"`` or ``"data"``; ``""`` if unknown): one of
+    ``"callable"``, ``"module"``, ``"container"`` or ``"data"``; ``""`` if unknown): one of
     :data:`LIBRARY_NAMES`, or a public name of a module in :data:`LIBRARY_MODULES`, reached through modules that are
     allowed too. The modules are walked as the grader has them (a module not installed stays a name: nothing of it
     can run either)."""
@@ -127,10 +128,16 @@ def lookup(dotted):
 
 
 def kind_of(value):
-    """``"module"``, ``"class"`` (one whose attributes code can change: not ``numpy.float64``), ``"callable"`` or
-    ``"data"``."""
+    """``"module"``, ``"class"`` (one whose attributes code can change: not ``numpy.float64``), ``"callable"``,
+    ``"container"`` (a list, dict or set that other code of the library consults: ``copy.dispatch_table``,
+    ``warnings.filters``) or ``"data"``."""
     if isinstance(value, types.ModuleType):
         return "module"
     if isinstance(value, type) and not value.__flags__ & IMMUTABLE_TYPE:
         return "class"
+    if isinstance(value, MUTABLE_CONTAINERS):
+        return "container"
     return "callable" if callable(value) else "data"
+
+
+MUTABLE_CONTAINERS = (collections.abc.MutableMapping, collections.abc.MutableSequence, collections.abc.MutableSet)

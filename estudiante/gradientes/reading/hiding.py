@@ -34,7 +34,8 @@ FRAME_ATTRIBUTES = frozenset(
         "f_globals", "f_builtins", "f_locals", "f_back", "f_code", "f_trace", "gi_code", "cr_code", "ag_code",
     }
 )  # fmt: skip
-# Dunder attributes that only name or describe an object (reading them reaches nothing).
+# Dunder attributes that only name or describe an object (reading them reaches nothing; of ``__code__``, only its
+# ``co_`` descriptions: see ``_code_described``).
 PLAIN_DUNDERS = frozenset(
     {"__name__", "__qualname__", "__doc__", "__version__", "__file__", "__module__", "__code__", "__class__"}
 )
@@ -46,7 +47,10 @@ CLASS_READERS = frozenset({"isinstance", "issubclass", "print", "str", "repr", "
 TORCH_PROTOCOLS = frozenset({"__torch_function__", "__torch_dispatch__"})
 # And the methods that other code runs on its own, at moments the reading cannot know (``issubclass`` in a warnings
 # filter, the garbage collector), or that a metaclass defines.
-IMPLICIT_PROTOCOLS = TORCH_PROTOCOLS | {"__subclasscheck__", "__instancecheck__", "__subclasshook__", "__del__"}
+IMPLICIT_PROTOCOLS = TORCH_PROTOCOLS | {
+    "__subclasscheck__", "__instancecheck__", "__subclasshook__", "__del__", "__init_subclass__", "__set_name__",
+    "__class_getitem__", "__getattr__", "__getattribute__", "__get__", "__set__", "__delete__", "__missing__",
+}  # fmt: skip
 # Library functions that set attributes named by strings when given these arguments (``assigned=("__code__",)``).
 NAMED_COPIES = {"functools.update_wrapper": 2, "functools.wraps": 1}
 
@@ -69,6 +73,17 @@ class HidingRules:
             self.hidden.append(f"la metaclase de «{node.name}»")
         if isinstance(node, ast.ClassDef) and not all(self._named_base(base, scope) for base in node.bases):
             self.hidden.append(f"la clase «{node.name}», derivada de algo que no es el nombre de una clase")
+        if isinstance(node, ast.Import | ast.ImportFrom) and syntax.in_class_body(node, unit):
+            self.hidden.append("un import dentro del cuerpo de una clase")
+        if isinstance(node, ast.Nonlocal):
+            self.hidden.append("«nonlocal», que cambia un nombre de otra función cuando se llama")
+        if isinstance(node, ast.GeneratorExp) and syntax.kept_for_later(node, unit):
+            self.hidden.append("una expresión generadora guardada, que se evalúa más tarde")
+        if isinstance(node, syntax.DEFINITIONS):  # ``@registrar`` calls ``registrar`` with what it decorates
+            for decorator in node.decorator_list:
+                called = decorator.func if isinstance(decorator, ast.Call) else decorator
+                if isinstance(called, ast.Name) and resolve(called.id, scope)[0] == "global":
+                    self.calls.setdefault(called.id, []).append(unit)
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name in IMPLICIT_PROTOCOLS:
             self.hidden.append(f"«{node.name}»")
         if isinstance(node, ast.Name) and node.id in IMPLICIT_PROTOCOLS:
@@ -108,11 +123,17 @@ class HidingRules:
                 written = not isinstance(node.ctx, ast.Load)
                 if node.attr not in PLAIN_DUNDERS or (written and node.attr not in NAMING_DUNDERS):
                     self.hidden.append(f"el atributo «{node.attr}»")
+                if node.attr == "__code__" and not self._code_described(node, unit):
+                    self.hidden.append("el código de una función usado como valor («__code__»)")
             parent = syntax.parents_of(unit).get(id(node))
             if not (isinstance(parent, ast.Attribute) and parent.value is node):  # the whole chain, not a part
                 self.hidden += [r for name in self.dotted(node, scope) if (r := allowlist.lookup(name)[1])]
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
             self.hidden += [r for name in self.dotted(node, scope) if "." in name and (r := allowlist.lookup(name)[1])]
+        if isinstance(node, ast.Name | ast.Attribute) and isinstance(node.ctx, ast.Load):
+            registries = [n for n in self.dotted(node, scope) if "." in n and allowlist.lookup(n)[2] == "container"]
+            if registries and registries[0] != "os.environ":  # (``os.environ.get`` has a rule of its own)
+                self.hidden.append(f"«{registries[0]}», un registro de una biblioteca que su propio código consulta")
         if isinstance(node, ast.Name | ast.Attribute) and isinstance(node.ctx, ast.Load):
             parent = syntax.parents_of(unit).get(id(node))
             whole = not (isinstance(parent, ast.Attribute) and parent.value is node)
@@ -278,6 +299,13 @@ class HidingRules:
             return parent.value is node  # ``Optional[torch.Tensor]``
         readers = ast.Attribute | ast.Compare | ast.FormattedValue | ast.ExceptHandler | ast.arg | ast.Expr
         return not (isinstance(parent, readers) or (isinstance(parent, ast.AnnAssign) and parent.annotation is node))
+
+    @staticmethod
+    def _code_described(node, unit):
+        """Whether ``f.__code__`` only gives one of its descriptions (``.co_filename``): not a code object that
+        ``.replace()`` or the function type would turn into other code."""
+        parent = syntax.parents_of(unit).get(id(node))
+        return isinstance(parent, ast.Attribute) and parent.attr.startswith("co_") and parent.attr != "co_consts"
 
     @staticmethod
     def _decorating(node, unit):

@@ -74,11 +74,14 @@ class Notebook(HidingRules, ValueKinds):
             self.methods.setdefault(method.name, []).append(method)
         # The attributes the notebook's own code defines (stored, methods, class attributes): a private one that it
         # does not define (``t._grad_fn``) belongs to a library, and reaches what its public names do not.
+        # One that a library's objects have (``_grad_fn``) stays theirs even if the notebook writes it somewhere.
         self.own_attributes = set(self.methods) | {
             node.attr
             for unit in self.units
             for node in ast.walk(unit)
-            if isinstance(node, ast.Attribute) and not isinstance(node.ctx, ast.Load)
+            if isinstance(node, ast.Attribute)
+            and not isinstance(node.ctx, ast.Load)
+            and node.attr not in _library_privates()
         }
         self.own_attributes |= {
             target.id
@@ -277,7 +280,9 @@ class Notebook(HidingRules, ValueKinds):
             self._bound_to = {}
             for unit in self.units:
                 for bound, root in syntax.named_parts(unit):
-                    self._bound_to.setdefault(root, set()).add(bound)
+                    imports = [t is not None for _, t in self.bindings.get(root, [])]
+                    if not (imports and all(imports)):  # a library's object holds none of the notebook's code
+                        self._bound_to.setdefault(root, set()).add(bound)
         if name not in self._aliases:
             found, pending = {name}, [name]
             while pending:
@@ -327,6 +332,14 @@ def notebook_reading(sources):
     history): its bindings, calls and changes of every name."""
     kinds = (cell_sources.RaisedCell, cell_sources.HistoryCell)
     return _reading(tuple((str(source), *(isinstance(source, kind) for kind in kinds)) for source in sources))
+
+
+@functools.cache
+def _library_privates():
+    """The private attributes of tensors and modules (``_grad_fn``, ``_backward_hooks``, ``_parameters``)."""
+    import torch
+
+    return frozenset(n for n in {*dir(torch.Tensor), *dir(torch.nn.Module())} if n.startswith("_"))
 
 
 @functools.lru_cache(maxsize=8)

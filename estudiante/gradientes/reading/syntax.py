@@ -271,17 +271,47 @@ def text_annotation(node):
 
 @functools.lru_cache(maxsize=8192)
 def named_parts(unit):
-    """``[(name, other)]``: ``unit`` binds ``name`` to ``other`` or to a part of it, as it is (``name = other[0]``)."""
+    """``[(name, other)]``: ``unit`` binds ``name`` to ``other`` or to a part of it (``name = other[0]``, also through
+    a display, a choice or a builtin that gives elements: ``max([otra])``, ``[otra][0]``)."""
     found = []
     for node in ast.walk(unit):
         assigned = assignment(node)
         if assigned is None or assigned[1] is None:
             continue
         targets = [n.id for t in assigned[0] for n in ast.walk(t) if isinstance(n, ast.Name)]
-        values = assigned[1].elts if isinstance(assigned[1], ast.Tuple | ast.List) else [assigned[1]]
-        roots = [root_name(v.value if isinstance(v, ast.Starred) else v) for v in values]
-        found += [(name, root.id) for name in targets for root in roots if root is not None]
+        used = set(_held_names(assigned[1])) - bound_inside(assigned[1])
+        found += [(name, other) for name in targets for other in sorted(used)]
     return found
+
+
+# Builtins that give back their argument's elements (``max([tabla])`` is ``tabla``), or an iterator over them.
+ELEMENT_GIVERS = frozenset(
+    "max min next iter sorted reversed list tuple set frozenset dict zip enumerate filter sum".split()
+)
+
+
+def _held_names(value):
+    """The names whose object ``value`` may be, or hold a part of, without running the notebook's code: a name, a
+    chain of one, a display, a choice (``a or b``, ``a if c else b``), what a builtin of :data:`ELEMENT_GIVERS`
+    gives."""
+    if isinstance(value, ast.Starred | ast.NamedExpr):
+        return _held_names(value.value)
+    if isinstance(value, ast.Attribute | ast.Subscript):
+        root = root_name(value)
+        return [root.id] if root is not None else _held_names(value.value)
+    if isinstance(value, ast.Name):
+        return [value.id]
+    if isinstance(value, ast.List | ast.Tuple | ast.Set):
+        return [n for element in value.elts for n in _held_names(element)]
+    if isinstance(value, ast.Dict):
+        return [n for element in value.values for n in _held_names(element)]
+    if isinstance(value, ast.BoolOp):
+        return [n for element in value.values for n in _held_names(element)]
+    if isinstance(value, ast.IfExp):
+        return [*_held_names(value.body), *_held_names(value.orelse)]
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id in ELEMENT_GIVERS:
+        return [n for element in [*value.args, *(k.value for k in value.keywords)] for n in _held_names(element)]
+    return []
 
 
 def assigned_pairs(assigned):
@@ -402,6 +432,27 @@ def deferred_scope(scope):
             return True
         scope = scope.parent
     return False
+
+
+def in_class_body(node, unit):
+    """Whether ``node`` runs in a class body (not in one of its methods): where an import binds a class attribute."""
+    parent = parents_of(unit).get(id(node))
+    while parent is not None and not isinstance(parent, FUNCTIONS):
+        if isinstance(parent, ast.ClassDef):
+            return True
+        parent = parents_of(unit).get(id(parent))
+    return False
+
+
+def kept_for_later(generator, unit):
+    """Whether a generator expression is kept (bound, stored, returned) rather than consumed where it is written: as
+    the argument of a call, unpacked into several names, or what a ``for`` or a comprehension goes through."""
+    parent = parents_of(unit).get(id(generator))
+    if isinstance(parent, ast.Call) and generator in parent.args:
+        return False
+    if isinstance(parent, ast.Assign) and all(isinstance(t, ast.Tuple | ast.List) for t in parent.targets):
+        return False  # ``a, b = (… for …)`` unpacks it at once
+    return not (isinstance(parent, ast.For | ast.comprehension) and parent.iter is generator)
 
 
 def root_name(node):
