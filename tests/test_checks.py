@@ -298,11 +298,11 @@ def test_a_watched_function_records_its_calls_and_the_backward_passes_through_it
     checks.check_backward_passes(watched, "vjp", "aquí", times=1, gradient=v)
     with pytest.raises(CheckFailure, match="y se pide 2 pasos hacia atrás"):
         checks.check_backward_passes(watched, "vjp", "aquí", times=2)
-    with pytest.raises(CheckFailure, match="no partió del v que recibió"):
+    with pytest.raises(CheckFailure, match="un gradiente distinto del que da la pérdida"):
         checks.check_backward_passes(watched, "vjp", "aquí", times=1, gradient=2 * v)
     stacked = checks.Watched(torch.sin, "f")
     stacked(torch.stack([x + 1e-6, x - 1e-6]).requires_grad_(True))  # diferencias finitas apiladas
-    with pytest.raises(CheckFailure, match="en lugar de con el x que recibió"):
+    with pytest.raises(CheckFailure, match="en lugar de con el punto que recibió"):
         checks.check_called_with_graph(stacked, "derivadas", "aquí", times=1, like=x)
     with pytest.raises(CheckFailure, match="un paso hacia atrás"):
         checks.check_backward_passes(stacked, "derivadas", "aquí", times=1)

@@ -957,10 +957,11 @@ class CountingWatched(Watched):
         self.backward_passes.append(None)
 
 
-def check_called_with_graph(watched, who, where, *, times=None, like=None, hint=None):
+def check_called_with_graph(watched, who, where, *, times=None, like=None, shape=None, hint=None):
     """Fail unless the student's code (``who``, as the message names it) called ``watched`` with a tensor that
-    requires a gradient; with ``times``, exactly that many times; with ``like`` (a tensor), every time with one
-    tensor of its shape and values: the point it was given, not several points stacked or moved."""
+    requires a gradient; with ``times``, exactly that many times; with ``like`` (a tensor, or a tuple of one per
+    argument), every time with tensors of their shapes and values: the point it was given, not several points stacked
+    or moved; with ``shape``, every time with one tensor of that shape (a point that changes, not several)."""
     name, calls = watched.__name__, watched.calls
     if not calls:
         fail(f"{who} no llamó a {name} ({where}).", hint or f"el resultado se calcula con la {name} que recibes.")
@@ -974,21 +975,30 @@ def check_called_with_graph(watched, who, where, *, times=None, like=None, hint=
             f"{who} llamó a {name} {_times(len(calls))} ({where}), y se pide {_times(times)}.",
             hint or f"cada llamada a {name} es un paso hacia adelante; el paso hacia atrás recorre el grafo que grabó.",
         )
-    if like is not None:
+    if like is not None or shape is not None:
+        points = like if type(like) is tuple else (like,)
+        wanted = "el punto que recibió" if like is not None else f"un solo tensor de forma {tuple(shape)}"
         for call in calls:
             inputs = call["inputs"]
-            same = len(inputs) == 1 and inputs[0].shape == like.shape and is_close(inputs[0], like, rtol=0, atol=1e-12)
+            if like is None:
+                same = len(inputs) == 1 and tuple(inputs[0].shape) == tuple(shape)
+            else:
+                same = len(inputs) == len(points) and all(
+                    got.shape == want.shape and is_close(got, want, rtol=0, atol=1e-12)
+                    for got, want in zip(inputs, points, strict=True)
+                )
             if not same:
                 shown = ", ".join(describe(t) for t in inputs) or "ningún tensor"
                 fail(
-                    f"{who} llamó a {name} con {shown}, en lugar de con el x que recibió ({where}).",
+                    f"{who} llamó a {name} con {shown}, en lugar de con {wanted} ({where}).",
                     hint or f"llama a {name} con tu hoja hecha a partir de x, sin apilar puntos ni cambiar valores.",
                 )
 
 
 def check_backward_passes(watched, who, where, *, times, gradient=None, hint=None):
     """Fail unless exactly ``times`` backward passes went through the output of ``watched`` (seen by its hook);
-    with ``gradient``, each of them must have brought back that tensor (the ``v`` of ``backward(gradient=v)``)."""
+    with ``gradient``, each of them must have brought back that tensor: the ``v`` of ``backward(gradient=v)``, or
+    what the statement's loss sends to that output (a pass of a loss times 0 brings zeros)."""
     name, passes = watched.__name__, watched.backward_passes
     if len(passes) != times:
         done = _passes(len(passes))
@@ -998,8 +1008,11 @@ def check_backward_passes(watched, who, where, *, times, gradient=None, hint=Non
         )
     if gradient is not None and not all(is_close(came, gradient) for came in passes):
         fail(
-            f"el paso hacia atrás de {who} a través de la salida de {name} no partió del v que recibió ({where}).",
-            hint or "pasa a backward() el v que recibes, tal cual: es el gradiente que llega a la salida de f.",
+            f"el paso hacia atrás de {who} llevó a la salida de {name} un gradiente distinto del que da la pérdida "
+            f"del enunciado ({where}): {describe(passes[0])} en lugar de {describe(gradient)}.",
+            hint
+            or "retropropaga la pérdida que pide el enunciado, dentro del grafo: el gradiente que llega a la "
+            f"salida de {name} es el suyo.",
         )
 
 

@@ -8,7 +8,7 @@ import math
 import torch
 
 from gradientes.checks import (
-    CountingWatched,
+    Watched,
     _autograd_grad,
     _detach,
     _float64,
@@ -327,7 +327,7 @@ def check_gradient_in_any_mode(funcion, g, texto, valores, sin_seguimiento, espe
     x = torch.tensor(valores, dtype=_float64)
     esperado = torch.as_tensor(esperado, dtype=_float64)
     donde = f"f(x) = {texto}, x = {describe(x)}, llamada {_modo(sin_seguimiento)}"
-    f = CountingWatched(g, "f")
+    f = Watched(g, "f")
     pistas = (
         (
             "does not require grad",
@@ -367,14 +367,17 @@ def check_gradient_in_any_mode(funcion, g, texto, valores, sin_seguimiento, espe
     nombre = f"{funcion.__name__} ({donde})"
     check_properties(resultado, name=nombre, shape=tuple(x.shape), dtype=_float64, hint=pista)
     check_tensor(resultado, esperado, name=nombre, hint=pista)
-    check_called_with_graph(f, funcion.__name__, donde)
+    check_called_with_graph(
+        f, funcion.__name__, donde, times=1, like=x, hint="una sola llamada a f, con tu copia de x."
+    )
     check_backward_passes(
         f,
         funcion.__name__,
         donde,
         times=1,
+        gradient=torch.ones_like(valor_f),  # el de f(x) respecto a sí misma: un paso de adorno (× 0) no lo trae
         hint="el enunciado pide el gradiente calculado con autograd: un paso hacia atrás a través de lo que devuelve "
-        "f, y uno solo (una segunda vez, el gradiente se sumaría).",
+        "f, desde f(x), y uno solo (una segunda vez, el gradiente se sumaría).",
     )
 
 

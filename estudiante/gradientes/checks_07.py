@@ -9,6 +9,7 @@ import torch
 
 from gradientes.checks import (
     CountingWatched,
+    Watched,
     _autograd_grad,
     _detach,
     _float64,
@@ -62,7 +63,7 @@ def check_softplus_gradient(funcion, g, texto, w, esperado):
     """Lección 07, ejercicio 1: ``funcion(f, w)`` da el gradiente de Σ softplus(f(w)_i), con autograd."""
     w = torch.as_tensor(w, dtype=_float64)
     esperado = torch.as_tensor(esperado, dtype=_float64)
-    f = CountingWatched(g, "f")
+    f = Watched(g, "f")
     donde = f"f(w) = {texto}, w = {describe(w)}"
     nombre = f"{funcion.__name__}(f, w) con {donde}"
     resultado = call_student(
@@ -101,13 +102,17 @@ def check_softplus_gradient(funcion, g, texto, w, esperado):
     pista = pista or "no coincide: ¿derivas la suma de los softplus de f(w), con la f y el w que recibes?"
     check_properties(resultado, name=nombre, shape=tuple(w.shape), dtype=_float64, hint=pista)
     check_tensor(resultado, esperado, name=nombre, hint=pista)
-    check_called_with_graph(f, funcion.__name__, donde)
+    check_called_with_graph(f, funcion.__name__, donde, times=1, like=w, hint="una sola llamada a f, en w.")
+    with torch.no_grad():
+        llega = torch.sigmoid(g(w.clone()))  # d softplus(y)/dy: lo que el softplus, dentro del grafo, manda a f(w)
     check_backward_passes(
         f,
         funcion.__name__,
         donde,
         times=1,
-        hint="el gradiente se obtiene con autograd: un paso hacia atrás que atraviese la salida de f, y uno solo.",
+        gradient=llega,
+        hint="el gradiente se obtiene con autograd: un paso hacia atrás que atraviese el softplus y la salida de f, "
+        "y uno solo.",
     )
 
 
@@ -176,7 +181,7 @@ def check_masked_gradient(funcion, g, texto, w, pesos, umbral, esperado):
     w = torch.as_tensor(w, dtype=_float64)
     pesos = torch.as_tensor(pesos, dtype=_float64)
     esperado = torch.as_tensor(esperado, dtype=_float64)
-    f = CountingWatched(g, "f")
+    f = Watched(g, "f")
     donde = f"f(w) = {texto}, w = {describe(w)}, pesos = {describe(pesos)}, umbral = {umbral}"
     nombre = f"{funcion.__name__}(f, w, pesos, umbral) con {donde}"
     resultado = call_student(
@@ -225,8 +230,18 @@ def check_masked_gradient(funcion, g, texto, w, pesos, umbral, esperado):
     )
     check_properties(resultado, name=nombre, shape=tuple(w.shape), dtype=_float64, hint=pista)
     check_tensor(resultado, esperado, name=nombre, hint=pista)
-    check_called_with_graph(f, funcion.__name__, donde)
-    check_backward_passes(f, funcion.__name__, donde, times=1, hint="basta un paso hacia atrás, a través de f.")
+    check_called_with_graph(f, funcion.__name__, donde, times=1, like=w, hint="una sola llamada a f, en w.")
+    with torch.no_grad():
+        t = torch.tanh(g(w.clone()))
+        llega = pesos * (1 - t**2) * (t >= umbral)  # lo que la suma ponderada y la máscara mandan a f(w)
+    check_backward_passes(
+        f,
+        funcion.__name__,
+        donde,
+        times=1,
+        gradient=llega,
+        hint="basta un paso hacia atrás, a través de la tangente hiperbólica, la máscara y f.",
+    )
 
 
 def _pista_cadena(resultado, esperados):
@@ -285,7 +300,8 @@ def check_chain_gradients(funcion, g, texto, w, pasos, esperados):
             funcion.__name__,
             donde,
             times=pasos,
-            hint="un solo paso hacia adelante: f se aplica una vez por eslabón, ni más ni menos.",
+            shape=tuple(w.shape),
+            hint="un solo paso hacia adelante: f se aplica una vez por eslabón (uno cada vez), ni más ni menos.",
         )
         if not f.backward_passes:
             fail(

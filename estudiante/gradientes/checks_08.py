@@ -252,10 +252,12 @@ class _ModeloVigilado:
     def __init__(self, modelo):
         self.modelo, self.__name__ = modelo, modelo.__name__
         self.llamadas, self.pasos_atras, self.ultimos = 0, 0, (None, None)
+        self.formas = set()  # las de los w y b de cada llamada: escalares, no varios puntos apilados
 
     def __call__(self, x, w, b):
         self.llamadas += 1
         self.ultimos = (w, b)
+        self.formas.add(tuple(tuple(t.shape) if is_tensor(t) else None for t in (w, b)))
         salida = self.modelo(x, w, b)
         if is_tensor(salida) and salida.requires_grad:
             salida.register_hook(self._contar)
@@ -348,6 +350,12 @@ def check_training(funcion, x, y, tasa, epocas, w, b, inicio, ultima, modelo=Non
                 f"{llamada} llamó {vigilado.llamadas} veces al modelo en {epocas} épocas.",
                 "una llamada por época basta: su resultado da la pérdida, y el paso hacia atrás parte de esa misma "
                 "pérdida.",
+            )
+        if vigilado.formas != {((), ())}:
+            forma = next(iter(vigilado.formas - {((), ())}))
+            fail(
+                f"{llamada} llamó al modelo con w y b de formas {forma[0]} y {forma[1]}, y son escalares (forma ()).",
+                "llama al modelo con tus dos parámetros escalares, uno de cada, no con varios valores apilados.",
             )
         if vigilado.pasos_atras != epocas:
             fail(
