@@ -976,11 +976,11 @@ def check_called_with_graph(watched, who, where, *, times=None, like=None, shape
             hint or f"cada llamada a {name} es un paso hacia adelante; el paso hacia atrás recorre el grafo que grabó.",
         )
     if like is not None or shape is not None:
-        points = like if type(like) is tuple else (like,)
-        wanted = "el punto que recibió" if like is not None else f"un solo tensor de forma {tuple(shape)}"
+        points = None if like is None else like if type(like) is tuple else (like,)
+        wanted = f"un solo tensor de forma {tuple(shape)}" if points is None else "el punto que recibió"
         for call in calls:
             inputs = call["inputs"]
-            if like is None:
+            if points is None:
                 same = len(inputs) == 1 and tuple(inputs[0].shape) == tuple(shape)
             else:
                 same = len(inputs) == len(points) and all(

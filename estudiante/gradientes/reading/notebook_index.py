@@ -280,8 +280,7 @@ class Notebook(HidingRules, ValueKinds):
             self._bound_to = {}
             for unit in self.units:
                 for bound, root in syntax.named_parts(unit):
-                    imports = [t is not None for _, t in self.bindings.get(root, [])]
-                    if not (imports and all(imports)):  # a library's object holds none of the notebook's code
+                    if not self._only_imported(root):  # a library's object holds none of the notebook's code
                         self._bound_to.setdefault(root, set()).add(bound)
         if name not in self._aliases:
             found, pending = {name}, [name]

@@ -302,16 +302,16 @@ def _held_names(value):
     if isinstance(value, ast.Name):
         return [value.id]
     if isinstance(value, ast.List | ast.Tuple | ast.Set):
-        return [n for element in value.elts for n in _held_names(element)]
-    if isinstance(value, ast.Dict):
-        return [n for element in value.values for n in _held_names(element)]
-    if isinstance(value, ast.BoolOp):
-        return [n for element in value.values for n in _held_names(element)]
-    if isinstance(value, ast.IfExp):
-        return [*_held_names(value.body), *_held_names(value.orelse)]
-    if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id in ELEMENT_GIVERS:
-        return [n for element in [*value.args, *(k.value for k in value.keywords)] for n in _held_names(element)]
-    return []
+        parts = value.elts
+    elif isinstance(value, ast.Dict | ast.BoolOp):
+        parts = value.values
+    elif isinstance(value, ast.IfExp):
+        parts = [value.body, value.orelse]
+    elif isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id in ELEMENT_GIVERS:
+        parts = [*value.args, *(k.value for k in value.keywords)]
+    else:
+        return []
+    return [n for part in parts for n in _held_names(part)]
 
 
 def assigned_pairs(assigned):

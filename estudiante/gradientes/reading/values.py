@@ -334,6 +334,11 @@ class ValueKinds:
         """A top-level name that some import binds."""
         return any(t is not None for _, t in self.bindings.get(name, []))
 
+    def _only_imported(self, name):
+        """A top-level name that imports bind, and nothing else."""
+        bindings = self.bindings.get(name, [])
+        return bool(bindings) and all(t is not None for _, t in bindings)
+
     def _makes_tensor(self, func, scope):
         """Whether calling ``func`` is one of torch's tensor constructors (what it gives is data, never code)."""
         names = self.dotted(func, scope)
