@@ -17,7 +17,7 @@ lab: instalar
 test: instalar
 	scripts/instalar-sistema.sh graphviz aislamiento navegador servidor
 	$(MAKE) --no-print-directory proxy
-	$(BIN)/python -m pytest -n 2 --dist loadfile --durations=8 -m "not maquina_entera"
+	$(BIN)/python -m pytest -n 2 --dist loadfile --no-loadscope-reorder --durations=8 -m "not maquina_entera"
 	$(BIN)/python -m pytest --durations=3 -m maquina_entera
 
 instalar: $(INSTALADO)

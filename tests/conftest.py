@@ -11,8 +11,10 @@ from helpers import LESSONS, read
 from nbclient import NotebookClient
 
 # The modules whose set-up is longest run first: with ``--dist loadfile`` each one runs on a single worker, and one
-# that starts last is the tail of the whole run.
-SLOW_FIRST = ("test_respuestas_erroneas", "test_despliegue", "test_observacion_09_11", "test_enunciados")
+# that starts last is the tail of the whole run (``make test`` passes ``--no-loadscope-reorder``, or xdist would
+# send the modules with the most tests first). The server guide waits on JupyterHub more than it computes: it runs
+# beside the corpus, the heaviest.
+SLOW_FIRST = ("test_respuestas_erroneas", "test_despliegue", "test_enunciados", "test_observacion_09_11")
 
 
 def pytest_collection_modifyitems(items):

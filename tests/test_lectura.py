@@ -400,6 +400,13 @@ WITH_AUTOGRAD = {
         "def derivada(x):\n    return next(REGLAS)(x)\n",
         f"def regla(v):\n    return ({GRADIENTE})(v)\n",
     ),
+    "la misma celda ejecutada dos veces (cada ejecución en su sitio)": (
+        f"class Atajo:\n    def aplicar(self, v):\n        return ({GRADIENTE})(v)\n",
+        "REGLA = Atajo()\n",
+        "USAR = REGLA\n",
+        "def derivada(x):\n    return USAR.aplicar(x)\n",
+        "REGLA = Atajo()\n",
+    ),
     "una función nueva hecha con el código de otra (__code__.replace)": (
         f"def atajo(v):\n    return ({GRADIENTE})(v)\n\n\n"
         "def plantilla(v):\n    return 3 * torch.cos(3 * v)\n\n\n"
@@ -952,6 +959,12 @@ def test_the_lab_reads_the_latest_run_of_each_cell_and_the_grader_every_cell(mon
     checks.check_without_autograd("ayudas")
     cells = [first_try, "ayudas = [derivada]\n", second_try]  # a notebook with both cells: the first one counts
     assert outcome(checks.check_without_autograd, cells, "ayudas") is not None
+    # An import cell run again (and a function of the same name as its package, defined again after it) stays
+    # where its last run is, in the lab; the grader reads each run of a cell where it is.
+    history[:] = ["", IMPORTS, "def gradientes(x):\n    return x\n", "gradientes(1)", IMPORTS]
+    history.append("def gradientes(x):\n    return 2 * x\n")
+    assert cell_sources.student_sources() == ["", "gradientes(1)", *history[-2:]]
+    checks.check_without_autograd("gradientes")
 
 
 @pytest.fixture

@@ -98,18 +98,19 @@ def student_sources():
 
 
 def _latest_runs(history):
-    """IPython's history holds every run of every cell: a later run of the same cell (one that defines the same
-    functions and classes) replaces the earlier ones, as in the notebook that the grader runs from the top once; a run
-    that stopped at an exception replaces none (what they bound may still hold)."""
-    kept, seen = [], set()
+    """IPython's history holds every run of every cell: a later run of the same cell (the same text, or one that
+    defines the same functions and classes) replaces the earlier ones, as in the notebook that the grader runs from
+    the top once; a run that stopped at an exception replaces none (what they bound may still hold)."""
+    kept, seen, texts = [], set(), set()
     for source in reversed(history):
         module = parse(source)[0]
         body = module.body if module is not None else []
         defined = frozenset(unit.name for unit in body if isinstance(unit, syntax.DEFINITIONS))
-        if defined and defined in seen:
+        if (defined and defined in seen) or str(source) in texts:
             continue
         if not isinstance(source, RaisedCell):
             seen.add(defined)
+            texts.add(str(source))
         kept.append(source)
     return kept[::-1]
 

@@ -3,6 +3,7 @@ makes any reading incomplete."""
 
 import ast
 import builtins
+import copy
 import functools
 import keyword
 import re
@@ -31,6 +32,7 @@ class Notebook(HidingRules, ValueKinds):
         self.memo = {}  # what is asked of a function's locals, once per function and name
         raised, automagic = set(), []
         self._magic_code = set()  # the statements a code magic runs: %%capture and %%time may swallow their exception
+        self._added = set()  # the statements indexed so far
         for source in sources:
             prefiltered = isinstance(source, cell_sources.HistoryCell)  # (a magic already ran as one)
             module, reasons = cell_sources.parse(str(source), prefiltered)
@@ -38,7 +40,7 @@ class Notebook(HidingRules, ValueKinds):
             if not prefiltered and (magic := cell_sources.automagic(str(source))) is not None:
                 automagic.append((magic, len(self.units)))  # shadowed only by what the cells before it bind
             if module is not None:
-                self._add(module)
+                module = self._add(module)
                 if isinstance(source, cell_sources.RaisedCell):
                     raised.update(id(unit) for unit in module.body)
         self.walk = syntax.Walk(self)
@@ -103,30 +105,28 @@ class Notebook(HidingRules, ValueKinds):
         """:meth:`_hiding` over one top-level statement, remembered for the bindings of the names it uses (the same
         cell in the next test cell's reading is not walked again)."""
         signature = tuple(
-            (n, tuple((id(u), t) for u, t in self.bindings[n]), tuple(self._order[n]))
-            for n in syntax.names_in(unit)
-            if n in self.bindings
+            (n, tuple(self.bindings[n]), tuple(self._order[n])) for n in syntax.names_in(unit) if n in self.bindings
         )
         key = (
-            id(unit),
+            unit,
             self.position[id(unit)],
             signature,
             tuple(self.stars),
             frozenset(self.methods.keys() & syntax.attributes_in(unit)),
         )
         found = _SCANS.get(key)
-        if found is None or found[0] is not unit:
+        if found is None:
             hidden, handed, changes, calls = len(self.hidden), len(self.handed), {}, {}
             self.changes, saved_changes = changes, self.changes
             self.calls, saved_calls = calls, self.calls
             self.walk.run(unit, self.scopes.get(id(unit)), functools.partial(self._hiding, unit))
             self.changes, self.calls = saved_changes, saved_calls
-            found = (unit, self.hidden[hidden:], self.handed[handed:], changes, calls)
+            found = (self.hidden[hidden:], self.handed[handed:], changes, calls)
             del self.hidden[hidden:], self.handed[handed:]
             if len(_SCANS) > 20000:
                 _SCANS.clear()
             _SCANS[key] = found
-        _, hidden, handed, changes, calls = found
+        hidden, handed, changes, calls = found
         self.hidden += hidden
         self.handed += handed
         for name, units in changes.items():
@@ -137,7 +137,11 @@ class Notebook(HidingRules, ValueKinds):
     def _add(self, module, own_scope=False):
         """Index one module's top-level statements (and the Python that its code magics run). Code that runs in a
         scope of its own (``own_scope``: %%timeit, a test cell) is read for what it does to the notebook's names,
-        but the names it binds are its own."""
+        but the names it binds are its own. A cell run twice gets a copy of its parse (which is shared by text), so
+        that each run has its own position; returns the module indexed."""
+        if any(id(unit) in self._added for unit in module.body):
+            module = copy.deepcopy(module)
+        self._added.update(id(unit) for unit in module.body)
         scope = syntax.Scope(module, None) if own_scope else None
         for unit in module.body:
             self.units.append(unit)
@@ -167,6 +171,7 @@ class Notebook(HidingRules, ValueKinds):
                         self.hidden.append(f"la orden mágica «{name}» con «{(text or '').strip()[:40]}»")
                 elif name not in cell_sources.SAFE_MAGICS:
                     self.hidden.append(f"la orden mágica de IPython «{name or kind}»")
+        return module
 
     def _expansions(self, name, line):
         """What IPython expands in the line of a magic or a shell command (``{expresión}``, ``$nombre``) runs as
