@@ -471,6 +471,100 @@ MARCADAS["09_mas_alla_de_backward"] = {
         )
     ],
 }
+# A gradient written by hand and given to backward: the grader sees the honest gradient reach f, and the reading of
+# the answer leaves the instructor a note.
+NOTA_SI_HACE_FALTA = {
+    "01_tensores_y_requires_grad": ("ej5_solucion",),
+    "02_grafo_computacional": ("ej1_solucion", "ej4_solucion"),
+    "07_errores_comunes": ("ej1_solucion", "ej3_solucion"),
+    "08_proyecto_final": ("ej1_solucion", "ej4_solucion"),
+}
+# A value and its derivative written by hand standing in for the graph (``v + d * (x - x.detach())``): the grader sees
+# the honest gradient, and the reading leaves the same note.
+MARCADAS["01_tensores_y_requires_grad"] = {
+    "ej5_solucion": [
+        (
+            "el valor y la derivada a mano, unidos al grafo por w − w.detach()",
+            "def perdida_cuadratica(w, x, y):\n"
+            "    e = w.detach() * x - y\n"
+            "    return (e**2).mean() + (2 * e * x).mean() * (w - w.detach())\n",
+        )
+    ]
+}
+MARCADAS["02_grafo_computacional"] = {
+    "ej1_solucion": [
+        (
+            "el valor y las derivadas a mano, unidos al grafo por a − a.detach()",
+            "def paso_adelante(a, b):\n"
+            "    A, B = a.detach(), b.detach()\n"
+            "    return (B + 1) * (a - A) + A * (b - B) + (A * B + A)\n",
+        )
+    ],
+    "ej4_solucion": [
+        (
+            "el valor y la derivada a mano, unidos al grafo por x − x.detach()",
+            "def f_con_control(x):\n"
+            "    v = x.detach()\n"
+            "    y, d = (v * v + 1, 2 * v) if v > 0 else (1 - v, -torch.ones_like(v))\n"
+            "    while y < 10:\n"
+            "        y, d = 2 * y, 2 * d\n"
+            "    return d * (x - v) + y\n",
+        )
+    ],
+}
+MARCADAS["07_errores_comunes"] = {
+    "ej1_solucion": [
+        (
+            "la derivada del softplus, fuera del grafo, dada a backward",
+            "def gradiente_softplus(f, w):\n"
+            "    w = w.detach().clone().requires_grad_(True)\n"
+            "    y = f(w)\n"
+            "    y.backward(torch.sigmoid(y.detach()))\n"
+            "    return w.grad\n",
+        )
+    ],
+    "ej3_solucion": [
+        (
+            "la derivada de la máscara, fuera del grafo, dada a backward",
+            "def gradiente_anulado(f, w, pesos, umbral):\n"
+            "    w = w.detach().clone().requires_grad_(True)\n"
+            "    y = f(w)\n"
+            "    t = torch.tanh(y.detach())\n"
+            "    y.backward(pesos * (1 - t**2) * (t >= umbral))\n"
+            "    return w.grad\n",
+        )
+    ],
+}
+MARCADAS["08_proyecto_final"] = {
+    "ej1_solucion": [
+        (
+            "el valor y las derivadas a mano, unidos al grafo por p − p.detach()",
+            "def perdida_mse(prediccion, y):\n"
+            "    p, t = prediccion.detach(), y.detach()\n"
+            "    d = 2 * (p - t) / (p - t).numel()\n"
+            "    return (d * (prediccion - p)).sum() - (d * (y - t)).sum() + ((p - t) ** 2).mean()\n",
+        )
+    ],
+    "ej4_solucion": [
+        (
+            "la derivada del error cuadrático medio, a mano, dada a backward",
+            "def entrenar(x, y, tasa, epocas, modelo=recta):\n"
+            "    w, b = [torch.zeros((), dtype=x.dtype, requires_grad=True) for _ in range(2)]\n"
+            "    historial = []\n"
+            "    for _ in range(epocas):\n"
+            "        prediccion = modelo(x, w, b)\n"
+            "        error = prediccion.detach() - y\n"
+            "        historial.append(float((error**2).mean()))\n"
+            "        prediccion.backward(2 * error / error.numel())\n"
+            "        with torch.no_grad():\n"
+            "            w -= tasa * w.grad\n"
+            "            b -= tasa * b.grad\n"
+            "        w.grad = None\n"
+            "        b.grad = None\n"
+            "    return w, b, historial\n",
+        )
+    ],
+}
 
 _REGISTRO = (
     "\n\nregistradas = []\n\n\n"
@@ -503,8 +597,28 @@ HONESTAS = {
         ],
         "ej3_solucion": [("reasignada con un registro", None)],
     },
+    "01_tensores_y_requires_grad": {"ej5_solucion": [("reasignada con un registro", None)]},
+    "02_grafo_computacional": {
+        "ej1_solucion": [("reasignada con un registro", None)],
+        "ej4_solucion": [("reasignada con un registro", None)],
+    },
     "05_acumulacion_de_gradientes": {"ej2_solucion": [("reasignada con un registro", None)]},
-    "08_proyecto_final": {"ej1_solucion": [("reasignada con un registro", None)]},
+    "07_errores_comunes": {
+        "ej1_solucion": [
+            (
+                "con torch.autograd.grad y una ayuda que deriva",
+                "def derivar(perdida, w):\n    return torch.autograd.grad(perdida, w)[0]\n\n\n"
+                "def gradiente_softplus(f, w):\n"
+                "    w = w.clone().requires_grad_()\n"
+                "    return derivar(torch.nn.functional.softplus(f(w)).sum(), w)\n",
+            )
+        ],
+        "ej3_solucion": [("reasignada con un registro", None)],
+    },
+    "08_proyecto_final": {
+        "ej1_solucion": [("reasignada con un registro", None)],
+        "ej4_solucion": [("reasignada con un registro", None)],
+    },
     "09_mas_alla_de_backward": {"ej4_solucion": [("reasignada con un registro", None)]},
     "10_ganchos_y_funciones_propias": {"ej2_solucion": [("reasignada con un registro", None)]},
 }
@@ -733,6 +847,8 @@ def test_the_grade_keeps_what_the_statement_promises(graded, case):
     points, maximum, error, notes, status = graded[case.id]
     if case.flagged:
         assert "Para revisar a mano" in notes and MARCA in status, f"{case.id}: sin nota para revisar ({status})"
+    if case.kind == "honesta" and case.answer_id in NOTA_SI_HACE_FALTA.get(case.lesson.id, ()):
+        assert "Para revisar a mano" not in notes, f"{case.id}: una respuesta honrada con nota ({notes})"
     if case.full_marks:
         assert points == maximum and not error, f"{case.id}: {points} de {maximum}\n{error}\n{case.code}"
         return

@@ -1025,3 +1025,104 @@ def test_a_function_of_many_stores_is_walked_once_per_local(monkeypatch):
     stores = "".join(f"    t[{i}] = f\n    t.a{i} = f\n" for i in range(2_000))
     Notebook([f"def f(x):\n    return x\n\n\ndef relleno_{len(walks)}_{id(walks)}():\n    t = {{}}\n{stores}"])
     assert 0 < len(walks) <= 4, len(walks)
+
+
+SOFTPLUS_HONEST = {
+    "backward de la pérdida": (
+        "def g(f, w):\n    w = w.detach().clone().requires_grad_(True)\n"
+        "    torch.nn.functional.softplus(f(w)).sum().backward()\n    return w.grad\n"
+    ),
+    "autograd.grad de la pérdida, con retain_graph": (
+        "from torch.autograd import grad\n\n\ndef g(f, w):\n    w = w.clone().requires_grad_()\n"
+        "    perdida = torch.log1p(torch.exp(f(w))).sum()\n    return grad(perdida, w, retain_graph=True)[0]\n"
+    ),
+    "backward en una función auxiliar": (
+        "def derivar(perdida):\n    perdida.backward()\n\n\ndef g(f, w):\n    w = w.clone().requires_grad_()\n"
+        "    derivar(torch.nn.functional.softplus(f(w)).sum())\n    return w.grad\n"
+    ),
+}
+SOFTPLUS_SEEDED = {
+    "y.backward(v)": (
+        "def g(f, w):\n    w = w.clone().requires_grad_()\n    y = f(w)\n"
+        "    y.backward(torch.sigmoid(y.detach()))\n    return w.grad\n"
+    ),
+    "gradient= con nombre": (
+        "def g(f, w):\n    w = w.clone().requires_grad_()\n    y = f(w)\n"
+        "    y.backward(gradient=torch.sigmoid(y))\n    return w.grad\n"
+    ),
+    "grad_outputs de autograd.grad": (
+        "def g(f, w):\n    w = w.clone().requires_grad_()\n    y = f(w)\n"
+        "    return torch.autograd.grad(y, w, torch.sigmoid(y))[0]\n"
+    ),
+    "torch.autograd.backward importado con otro nombre": (
+        "from torch.autograd import backward as atras\n\n\ndef g(f, w):\n    w = w.clone().requires_grad_()\n"
+        "    y = f(w)\n    atras([y], [torch.sigmoid(y)])\n    return w.grad\n"
+    ),
+    "el método guardado y llamado después": (
+        "def g(f, w):\n    w = w.clone().requires_grad_()\n    y = f(w)\n    atras = y.backward\n"
+        "    atras(torch.sigmoid(y))\n    return w.grad\n"
+    ),
+    "una lectura incompleta": (
+        "def g(f, w):\n    w = w.clone().requires_grad_()\n    y = f(w)\n"
+        "    getattr(y, 'back' + 'ward')(torch.sigmoid(y))\n    return w.grad\n"
+    ),
+}
+
+
+def given_gradient_flags(code):
+    token, flags = SOURCES.set([IMPORTS, code]), checks.FLAGS.set([])
+    try:
+        checks.flag_unless_autograd("g", "la pérdida del enunciado")
+        return checks.FLAGS.get()
+    finally:
+        checks.FLAGS.reset(flags)
+        SOURCES.reset(token)
+
+
+@pytest.mark.parametrize("code", SOFTPLUS_HONEST.values(), ids=SOFTPLUS_HONEST)
+def test_a_loss_derived_by_autograd_leaves_no_note(code):
+    assert given_gradient_flags(code) == []
+
+
+@pytest.mark.parametrize("code", SOFTPLUS_SEEDED.values(), ids=SOFTPLUS_SEEDED)
+def test_a_gradient_given_to_backward_by_hand_leaves_a_note_for_the_instructor(code):
+    (note,) = given_gradient_flags(code)
+    assert note.startswith("que g calcule la pérdida del enunciado dentro del grafo de autograd"), note
+
+
+LINEARISED = {
+    "con detach": "def g(w, x):\n    v = w.detach()\n    return (v * x).sum() + x.sum() * (w - v)\n",
+    "con item y torch.tensor": (
+        "def g(w, x):\n    v = torch.tensor(w.item())\n    return (v * x).sum() + x.sum() * (w - v)\n"
+    ),
+    "con float y un tensor nuevo": (
+        "def g(w, x):\n    v = torch.zeros(()) + float(w)\n    return (v * x).sum() + x.sum() * (w - v)\n"
+    ),
+    "con numpy": (
+        "import numpy as np\n\n\ndef g(w, x):\n    v = torch.from_numpy(np.array(w.tolist()))\n"
+        "    return (v * x).sum() + x.sum() * (w - v)\n"
+    ),
+    "con torch.no_grad": (
+        "def g(w, x):\n    with torch.no_grad():\n        v = w * 1\n    return (v * x).sum() + x.sum() * (w - v)\n"
+    ),
+}
+
+
+def leaves_graph_flags(code):
+    token, flags = SOURCES.set([IMPORTS, code]), checks.FLAGS.set([])
+    try:
+        checks.flag_unless_autograd("g", "la pérdida", leaves=checks.LEAVES_GRAPH)
+        return checks.FLAGS.get()
+    finally:
+        checks.FLAGS.reset(flags)
+        SOURCES.reset(token)
+
+
+@pytest.mark.parametrize("code", LINEARISED.values(), ids=LINEARISED)
+def test_a_value_and_a_derivative_standing_in_for_the_graph_leave_a_note(code):
+    (note,) = leaves_graph_flags(code)
+    assert note.startswith("que g calcule la pérdida dentro del grafo de autograd: usa "), note
+
+
+def test_a_loss_written_in_the_graph_leaves_no_note():
+    assert leaves_graph_flags("def g(w, x):\n    return torch.mean((w * x - 1) ** 2) + (w * x).sum() / len(x)\n") == []

@@ -1069,6 +1069,40 @@ def flag(text):
         print(f"{FLAG_MARK} Lo revisará tu profesor: {text}")
 
 
+# What takes a value out of autograd's graph (a number, a copy without history, a pass without recording): with it,
+# an answer can stand a value and a derivative written by hand in for the graph (``v + d * (x - x.detach())``).
+LEAVES_GRAPH = (
+    ".item", ".tolist", ".numpy", ".detach", ".detach_", ".data", ".requires_grad_", ".untyped_storage", ".storage",
+    ".register_hook", ".grad_fn", ".new_tensor", "torch.tensor", "torch.Tensor", "torch.from_numpy", "torch.asarray",
+    "torch.no_grad", "torch.inference_mode", "torch.set_grad_enabled", "torch.autograd", "torch.func", "float", "int",
+    "complex",
+)  # fmt: skip
+
+
+def flag_unless_autograd(student_fn, what, *, leaves=()):
+    """A mark for the instructor (:func:`flag`, never a point) where the grader sees the gradient but not how it was
+    made: the answer's code cannot be read in full, gives a backward pass a gradient of its own (``y.backward(v)``,
+    ``grad_outputs=v``) or, with ``leaves`` (:data:`LEAVES_GRAPH`), reaches one of them or a module other than torch.
+    ``what`` (Spanish) is what the statement asks autograd to derive («la suma de los softplus»)."""
+    name = _answer_name(student_fn)
+    reading = read(name)
+    asked = f"que {name} calcule {what} dentro del grafo de autograd"
+    used = [f"«{api}»" for api in [a for a in leaves if reading.mentions(a)] or _same_object(reading.names, leaves)]
+    used += [f"el módulo «{m}»" for m in sorted(reading.modules() - {"torch"})] if leaves else []
+    if reading.unknown:
+        flag(f"{asked}: su código no se puede leer entero ({reading.unknown[0]}).")
+    elif reading.seeded:
+        flag(
+            f"{asked}: da a un paso hacia atrás un gradiente propio («{reading.seeded[0]}»), y el calificador ve el "
+            "gradiente que llega a su función, no de dónde sale."
+        )
+    elif used:
+        flag(
+            f"{asked}: usa {used[0]}, que saca valores del grafo, y el calificador ve el gradiente que resulta, no "
+            "cómo se formó."
+        )
+
+
 PREDICTION_HINT = (
     "una predicción se razona, no se ejecuta: escríbela con valores literales o con Python corriente (números, "
     "bool, listas, if, bucles y las funciones de math), sin torch ni las funciones y tensores de la lección."

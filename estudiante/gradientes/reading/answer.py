@@ -8,6 +8,11 @@ from gradientes.reading import allowlist, cell_sources, notebook_index, syntax
 # Methods that give back what a container holds.
 TAKING = frozenset({"get", "pop", "setdefault"})
 
+# The backward passes that can be given a gradient of the caller's own (``y.backward(v)``): how many positional
+# arguments come before it, and the keywords that name it.
+SEEDABLE = {"torch.autograd.grad": 2, "torch.autograd.backward": 1, "torch.Tensor.backward": 1}
+SEED_KEYWORDS = frozenset({"gradient", "grad_tensors", "grad_outputs", None})  # (None: ``**argumentos``)
+
 
 # What a notebook value that a prediction reads may be made of: an immutable value no other code can change (numbers,
 # strings, tuples, arithmetic, ``math``, the notebook's other such values, and these builtins).
@@ -97,13 +102,14 @@ def _literal(node):
 
 class Reading:
     """What the code behind an answer reaches: ``names`` (dotted, aliases resolved), ``globals`` (the notebook's
-    names), ``attributes``, ``builtins``, ``unknown`` (why the reading is not complete) and ``not_plain`` (what a
-    prediction may not contain)."""
+    names), ``attributes``, ``builtins``, ``unknown`` (why the reading is not complete), ``not_plain`` (what a
+    prediction may not contain) and ``seeded`` (where it gives a backward pass a gradient of its own)."""
 
     def __init__(self, found, names=(), attributes=(), used_builtins=(), unknown=(), not_plain=()):
         self.found, self.names, self.attributes = found, set(names), set(attributes)
         self.builtins, self.unknown, self.not_plain = set(used_builtins), list(unknown), list(not_plain)
         self.globals = set()  # the notebook's own top-level names it reaches
+        self.seeded = []
 
     def mentions(self, api):
         """Whether the code reaches ``api``: a dotted prefix (``torch.func``), a method (``.backward``), a name
@@ -118,6 +124,21 @@ class Reading:
         kept = {name for name in self.names if name not in allowlist.RECURSION_LIMIT}
         only_limit = {name for name in self.names - kept if not any(k.startswith("sys.") for k in kept)}
         return {name.split(".")[0] for name in kept if not (name == "sys" and only_limit)}
+
+
+def _seeds(node, parent, dotted):
+    """Whether ``node`` gives a backward pass a gradient of the code's own: ``y.backward(v)``,
+    ``torch.autograd.grad(y, x, v)``, ``grad_outputs=v``, or such a function taken as a value (it may be called with
+    anything)."""
+    before = [SEEDABLE[name] for name in dotted if name in SEEDABLE]
+    if not before and isinstance(node, ast.Attribute) and node.attr == "backward" and not dotted:
+        before = [0]  # a tensor's method: ``y.backward(v)``
+    if not before:
+        return False
+    if not (isinstance(parent, ast.Call) and parent.func is node):
+        return True
+    starred = any(isinstance(a, ast.Starred) for a in parent.args)
+    return starred or len(parent.args) > min(before) or any(k.arg in SEED_KEYWORDS for k in parent.keywords)
 
 
 def untouched(answer_name, sources=None):
@@ -221,6 +242,9 @@ def _read(answer_name, sources):
             if not all(_immutable_value(notebook, d) for d in defaults):
                 reading.not_plain.append("un valor por omisión que otro código puede llenar")
         when = now[:2] if syntax.deferred_scope(scope) else (now[2],) * 2
+        if isinstance(node, ast.Attribute | ast.Name) and isinstance(node.ctx, ast.Load):
+            if _seeds(node, parents.get(id(node)), notebook.dotted(node, scope, when)):
+                reading.seeded.append(ast.unparse(parents.get(id(node)) or node)[:60])
         if isinstance(node, ast.Attribute):
             reading.attributes.add(node.attr)
             private = node.attr.startswith("_") and not node.attr.startswith("__")
@@ -262,4 +286,5 @@ def _read(answer_name, sources):
             pending.extend(entry for entry in stores if (id(entry[0]), entry[1]) not in seen_units)
     reading.unknown = list(dict.fromkeys(reading.unknown))
     reading.not_plain = list(dict.fromkeys(reading.not_plain))
+    reading.seeded = list(dict.fromkeys(reading.seeded))
     return reading
