@@ -10,16 +10,11 @@ from filelock import FileLock
 from helpers import LESSONS, read
 from nbclient import NotebookClient
 
-# The modules that take longest run first, the longest first (as measured by ``make test``): with ``--dist
-# loadfile`` each one runs on a single worker, and a long one that starts last is the tail of the whole run; the
-# short ones fill the end (``make test`` passes ``--no-loadscope-reorder``, or xdist would send the modules with the
-# most tests first). Each worker starts with two: the server guide and the statements on one, the corpus and the
-# lesson 09–11 observations on the other.
-SLOW_FIRST = (
-    "test_despliegue", "test_respuestas_erroneas", "test_enunciados", "test_observacion_09_11", "test_publish",
-    "test_lessons", "test_sin_senales", "test_lab", "test_figuras", "test_hostile", "test_grading_lessons",
-    "test_velocidad",
-)  # fmt: skip
+# The modules whose set-up is longest run first: with ``--dist loadfile`` each one runs on a single worker, and one
+# that starts last is the tail of the whole run (``make test`` passes ``--no-loadscope-reorder``, or xdist would
+# send the modules with the most tests first). The server guide waits on JupyterHub more than it computes: it runs
+# beside the corpus, the heaviest.
+SLOW_FIRST = ("test_respuestas_erroneas", "test_despliegue", "test_enunciados", "test_observacion_09_11")
 
 
 def pytest_collection_modifyitems(items):

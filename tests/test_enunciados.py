@@ -476,7 +476,7 @@ MARCADAS["09_mas_alla_de_backward"] = {
 NOTA_SI_HACE_FALTA = {
     "01_tensores_y_requires_grad": ("ej5_solucion",),
     "02_grafo_computacional": ("ej1_solucion", "ej4_solucion"),
-    "07_errores_comunes": ("ej1_solucion", "ej3_solucion"),
+    "07_errores_comunes": ("ej1_solucion", "ej2_solucion", "ej3_solucion"),
     "08_proyecto_final": ("ej1_solucion", "ej4_solucion"),
 }
 # A value and its derivative written by hand standing in for the graph (``v + d * (x - x.detach())``): the grader sees
@@ -521,6 +521,21 @@ MARCADAS["07_errores_comunes"] = {
             "    y = f(w)\n"
             "    y.backward(torch.sigmoid(y.detach()))\n"
             "    return w.grad\n",
+        )
+    ],
+    "ej2_solucion": [
+        (
+            "la derivada de cada pérdida, fuera del grafo, dada a autograd.grad",
+            "def gradientes_por_ejemplo(f, w):\n"
+            "    w = w.detach().clone().requires_grad_(True)\n"
+            "    y = f(w)\n"
+            "    d = 2 * y.detach() / (1 + y.detach() ** 2)\n"
+            "    gradientes = []\n"
+            "    for i in range(len(y)):\n"
+            "        v = torch.zeros_like(y)\n"
+            "        v[i] = d[i]\n"
+            "        gradientes.append(torch.autograd.grad(y, w, v, retain_graph=True)[0])\n"
+            "    return gradientes\n",
         )
     ],
     "ej3_solucion": [
@@ -613,6 +628,7 @@ HONESTAS = {
                 "    return derivar(torch.nn.functional.softplus(f(w)).sum(), w)\n",
             )
         ],
+        "ej2_solucion": [("reasignada con un registro", None)],
         "ej3_solucion": [("reasignada con un registro", None)],
     },
     "08_proyecto_final": {

@@ -1062,6 +1062,10 @@ SOFTPLUS_SEEDED = {
         "def g(f, w):\n    w = w.clone().requires_grad_()\n    y = f(w)\n    atras = y.backward\n"
         "    atras(torch.sigmoid(y))\n    return w.grad\n"
     ),
+    "el backward de una subclase de Tensor": (
+        "def g(f, w):\n    w = w.clone().requires_grad_()\n    y = f(w)\n"
+        "    torch.nn.Parameter.backward(y, torch.sigmoid(y))\n    return w.grad\n"
+    ),
     "una lectura incompleta": (
         "def g(f, w):\n    w = w.clone().requires_grad_()\n    y = f(w)\n"
         "    getattr(y, 'back' + 'ward')(torch.sigmoid(y))\n    return w.grad\n"
@@ -1069,10 +1073,38 @@ SOFTPLUS_SEEDED = {
 }
 
 
-def given_gradient_flags(code):
+# A gradient made without the statement's loss, with no gradient given to backward: what lesson 07 passes as ``leaves``.
+MADE_BY_HAND = {
+    "un producto por la derivada, sin registrar": (
+        "def g(f, w):\n    w = w.clone().requires_grad_()\n    y = f(w)\n    with torch.no_grad():\n"
+        "        v = torch.sigmoid(y)\n    (y * v).sum().backward()\n    return w.grad\n"
+    ),
+    "torch.func.vjp": (
+        "def g(f, w):\n    y, atras = torch.func.vjp(f, w.clone())\n    return atras(torch.sigmoid(y))[0]\n"
+    ),
+    "un gancho que cambia el gradiente": (
+        "def g(f, w):\n    w = w.clone().requires_grad_()\n    y = f(w)\n    z = y * 1\n"
+        "    z.register_hook(lambda d: d * torch.sigmoid(y))\n    z.sum().backward()\n    return w.grad\n"
+    ),
+    "una función de autograd propia": (
+        "class S(torch.autograd.Function):\n    @staticmethod\n    def forward(ctx, y):\n"
+        "        ctx.save_for_backward(y)\n        return y.sum()\n\n    @staticmethod\n    def backward(ctx, d):\n"
+        "        (y,) = ctx.saved_tensors\n        return d * torch.sigmoid(y)\n\n\n"
+        "def g(f, w):\n    w = w.clone().requires_grad_()\n    S.apply(f(w)).backward()\n    return w.grad\n"
+    ),
+}
+
+
+@pytest.mark.parametrize("code", MADE_BY_HAND.values(), ids=MADE_BY_HAND)
+def test_a_gradient_made_without_the_loss_leaves_a_note_in_lesson_07(code):
+    (note,) = given_gradient_flags(code, checks.GRADIENT_BY_HAND)
+    assert note.startswith("que g calcule la pérdida del enunciado dentro del grafo de autograd"), note
+
+
+def given_gradient_flags(code, leaves=()):
     token, flags = SOURCES.set([IMPORTS, code]), checks.FLAGS.set([])
     try:
-        checks.flag_unless_autograd("g", "la pérdida del enunciado")
+        checks.flag_unless_autograd("g", "la pérdida del enunciado", leaves=leaves)
         return checks.FLAGS.get()
     finally:
         checks.FLAGS.reset(flags)
@@ -1081,7 +1113,7 @@ def given_gradient_flags(code):
 
 @pytest.mark.parametrize("code", SOFTPLUS_HONEST.values(), ids=SOFTPLUS_HONEST)
 def test_a_loss_derived_by_autograd_leaves_no_note(code):
-    assert given_gradient_flags(code) == []
+    assert given_gradient_flags(code) == given_gradient_flags(code, checks.GRADIENT_BY_HAND) == []
 
 
 @pytest.mark.parametrize("code", SOFTPLUS_SEEDED.values(), ids=SOFTPLUS_SEEDED)
@@ -1100,6 +1132,18 @@ LINEARISED = {
     ),
     "con numpy": (
         "import numpy as np\n\n\ndef g(w, x):\n    v = torch.from_numpy(np.array(w.tolist()))\n"
+        "    return (v * x).sum() + x.sum() * (w - v)\n"
+    ),
+    "redondeada": "def g(w, x):\n    v = torch.round(w, decimals=14)\n    return (v * x).sum() + x.sum() * (w - v)\n",
+    "pasada a enteros y de vuelta": (
+        "def g(w, x):\n    v = (w * 2**40).long().double() / 2**40\n    return (v * x).sum() + x.sum() * (w - v)\n"
+    ),
+    "un Parameter sin gradiente": (
+        "def g(w, x):\n    v = torch.nn.Parameter(w, requires_grad=False)\n"
+        "    return (v * x).sum() + x.sum() * (w - v)\n"
+    ),
+    "torch.detach importado con otro nombre": (
+        "from torch import detach as soltar\n\n\ndef g(w, x):\n    v = soltar(w)\n"
         "    return (v * x).sum() + x.sum() * (w - v)\n"
     ),
     "con torch.no_grad": (

@@ -9,13 +9,13 @@ finite differences), so a hard-coded number cannot pass.
 import contextvars
 import math
 import random
-import sys
 import types
 
 import torch
 
 from gradientes.integrity import tampered_names
 from gradientes.reading import PLAIN_MODULES, SOURCES, read, untouched
+from gradientes.reading.allowlist import named_object
 from gradientes.remote_errors import RemoteError, Timeout, remote_properties
 
 # Captured before any student code runs, so a replaced torch.allclose cannot help.
@@ -687,18 +687,6 @@ def outside_allowlist(reading, names, methods):
     return outside + sorted(f".{method}" for method in reading.attributes - parts - set(methods))
 
 
-def named_object(dotted):
-    """The object ``dotted`` names in a module already imported (nothing is imported here), or ``None``."""
-    root, *parts = dotted.split(".")
-    value = sys.modules.get(root)
-    for part in parts:
-        try:
-            value = getattr(value, part)
-        except Exception:  # any failure means: not an object we can name
-            return None
-    return value
-
-
 def _same_object(names, forbidden):
     """The APIs of ``forbidden`` that a name reaches under another path (``torch.nn.modules.activation.F.softplus``
     is ``torch.nn.functional.softplus``): compared as objects, every prefix of every name."""
@@ -1071,18 +1059,27 @@ def flag(text):
 
 # What takes a value out of autograd's graph (a number, a copy without history, a pass without recording): with it,
 # an answer can stand a value and a derivative written by hand in for the graph (``v + d * (x - x.detach())``).
+# What makes a gradient without the graph of the statement's loss: a pass without recording, a hook, a custom
+# function, another autograd (a loss that is only a product by a constant, ``(y * v).sum()``, is not among them).
+GRADIENT_BY_HAND = (
+    ".data", ".register_hook", ".grad_fn", "torch.no_grad", "torch.inference_mode", "torch.set_grad_enabled",
+    "torch.autograd.Function", "torch.autograd.function", "torch.autograd.functional", "torch.autograd.forward_ad",
+    "torch.func", "torch.vmap",
+)  # fmt: skip
 LEAVES_GRAPH = (
-    ".item", ".tolist", ".numpy", ".detach", ".detach_", ".data", ".requires_grad_", ".untyped_storage", ".storage",
-    ".register_hook", ".grad_fn", ".new_tensor", "torch.tensor", "torch.Tensor", "torch.from_numpy", "torch.asarray",
-    "torch.no_grad", "torch.inference_mode", "torch.set_grad_enabled", "torch.autograd", "torch.func", "float", "int",
-    "complex",
+    *GRADIENT_BY_HAND, ".item", ".tolist", ".numpy", ".detach", ".detach_", "torch.detach", ".requires_grad_",
+    ".untyped_storage", ".storage", ".new_tensor", "torch.tensor", "torch.Tensor", "torch.from_numpy",
+    "torch.asarray", "torch.autograd", "torch.nn.Parameter", "torch.nn.Buffer", "torch.nn.parameter", ".to", ".type",
+    ".long", ".int", ".short", ".char", ".byte", ".bool", ".round", ".floor", ".ceil", ".trunc", "torch.round",
+    "torch.floor", "torch.ceil", "torch.trunc", "torch.sym_float", "torch.sym_int", "float", "int", "complex",
 )  # fmt: skip
 
 
 def flag_unless_autograd(student_fn, what, *, leaves=()):
     """A mark for the instructor (:func:`flag`, never a point) where the grader sees the gradient but not how it was
     made: the answer's code cannot be read in full, gives a backward pass a gradient of its own (``y.backward(v)``,
-    ``grad_outputs=v``) or, with ``leaves`` (:data:`LEAVES_GRAPH`), reaches one of them or a module other than torch.
+    ``grad_outputs=v``) or, with ``leaves`` (:data:`GRADIENT_BY_HAND`, :data:`LEAVES_GRAPH`), reaches one of them or
+    a module other than torch.
     ``what`` (Spanish) is what the statement asks autograd to derive («la suma de los softplus»)."""
     name = _answer_name(student_fn)
     reading = read(name)

@@ -71,6 +71,18 @@ def canonical(dotted):
     return lookup(dotted)[0]
 
 
+def named_object(dotted):
+    """The object ``dotted`` names in a module already imported (nothing is imported here), or ``None``."""
+    root, *parts = dotted.split(".")
+    value = sys.modules.get(root)
+    for part in parts:
+        try:
+            value = getattr(value, part)
+        except Exception:  # any failure means: not an object we can name
+            return None
+    return value
+
+
 def under(dotted, prefixes):
     return any(dotted == p or dotted.startswith(f"{p}.") for p in prefixes)
 
