@@ -1101,10 +1101,11 @@ def test_a_gradient_made_without_the_loss_leaves_a_note_in_lesson_07(code):
     assert note.startswith("que g calcule la pérdida del enunciado dentro del grafo de autograd"), note
 
 
-def given_gradient_flags(code, leaves=()):
+def given_gradient_flags(code, leaves=(), what="la pérdida del enunciado"):
+    """The notes ``flag_unless_autograd`` leaves for the answer ``g`` of ``code``."""
     token, flags = SOURCES.set([IMPORTS, code]), checks.FLAGS.set([])
     try:
-        checks.flag_unless_autograd("g", "la pérdida del enunciado", leaves=leaves)
+        checks.flag_unless_autograd("g", what, leaves=leaves)
         return checks.FLAGS.get()
     finally:
         checks.FLAGS.reset(flags)
@@ -1153,13 +1154,7 @@ LINEARISED = {
 
 
 def leaves_graph_flags(code):
-    token, flags = SOURCES.set([IMPORTS, code]), checks.FLAGS.set([])
-    try:
-        checks.flag_unless_autograd("g", "la pérdida", leaves=checks.LEAVES_GRAPH)
-        return checks.FLAGS.get()
-    finally:
-        checks.FLAGS.reset(flags)
-        SOURCES.reset(token)
+    return given_gradient_flags(code, checks.LEAVES_GRAPH, "la pérdida")
 
 
 @pytest.mark.parametrize("code", LINEARISED.values(), ids=LINEARISED)
