@@ -15,7 +15,7 @@ import torch
 
 from gradientes.integrity import tampered_names
 from gradientes.reading import PLAIN_MODULES, SOURCES, read, untouched
-from gradientes.reading.allowlist import named_object
+from gradientes.reading.allowlist import named_object, same_objects
 from gradientes.remote_errors import RemoteError, Timeout, remote_properties
 
 # Captured before any student code runs, so a replaced torch.allclose cannot help.
@@ -687,21 +687,9 @@ def outside_allowlist(reading, names, methods):
     return outside + sorted(f".{method}" for method in reading.attributes - parts - set(methods))
 
 
-def _same_object(names, forbidden):
-    """The APIs of ``forbidden`` that a name reaches under another path (``torch.nn.modules.activation.F.softplus``
-    is ``torch.nn.functional.softplus``): compared as objects, every prefix of every name."""
-    wanted = {}
-    for api in forbidden:
-        if not api.startswith(".") and (value := named_object(api)) is not None:
-            wanted[id(value)] = api
-    found = []
-    for name in names:
-        parts = name.split(".")
-        for end in range(2, len(parts) + 1):
-            value = named_object(".".join(parts[:end]))
-            if value is not None and id(value) in wanted and wanted[id(value)] not in found:
-                found.append(wanted[id(value)])
-    return found
+def _reached(reading, apis):
+    """The APIs of ``apis`` that a reading reaches: as written, or under another path (compared as objects)."""
+    return [api for api in apis if reading.mentions(api)] or same_objects(reading.names, apis)
 
 
 def check_statement(student_fn, *, forbidden=(), modules=ALLOWED_MODULES, hint=None):
@@ -727,7 +715,7 @@ def check_statement(student_fn, *, forbidden=(), modules=ALLOWED_MODULES, hint=N
     private = sorted(n for n in reading.names if any(part.startswith("_") for part in n.split(".")[1:]))
     if private:
         fail(f"{name} usa {_quoted(private[:3])}, una parte interna de una biblioteca.", hint or UNREADABLE_HINT)
-    used = [api for api in forbidden if reading.mentions(api)] or _same_object(reading.names, forbidden)
+    used = _reached(reading, forbidden)
     if used:
         fail(f"{name} usa {_quoted(used)}, que el enunciado no permite en este ejercicio.", hint)
 
@@ -1057,8 +1045,6 @@ def flag(text):
         print(f"{FLAG_MARK} Lo revisará tu profesor: {text}")
 
 
-# What takes a value out of autograd's graph (a number, a copy without history, a pass without recording): with it,
-# an answer can stand a value and a derivative written by hand in for the graph (``v + d * (x - x.detach())``).
 # What makes a gradient without the graph of the statement's loss: a pass without recording, a hook, a custom
 # function, another autograd (a loss that is only a product by a constant, ``(y * v).sum()``, is not among them).
 GRADIENT_BY_HAND = (
@@ -1066,6 +1052,8 @@ GRADIENT_BY_HAND = (
     "torch.autograd.Function", "torch.autograd.function", "torch.autograd.functional", "torch.autograd.forward_ad",
     "torch.func", "torch.vmap",
 )  # fmt: skip
+# And what takes a value out of the graph (a number, a copy without history): with it, an answer can stand a value
+# and a derivative written by hand in for the graph (``v + d * (x - x.detach())``).
 LEAVES_GRAPH = (
     *GRADIENT_BY_HAND, ".item", ".tolist", ".numpy", ".detach", ".detach_", "torch.detach", ".requires_grad_",
     ".untyped_storage", ".storage", ".new_tensor", "torch.tensor", "torch.Tensor", "torch.from_numpy",
@@ -1084,7 +1072,7 @@ def flag_unless_autograd(student_fn, what, *, leaves=()):
     name = _answer_name(student_fn)
     reading = read(name)
     asked = f"que {name} calcule {what} dentro del grafo de autograd"
-    used = [f"«{api}»" for api in [a for a in leaves if reading.mentions(a)] or _same_object(reading.names, leaves)]
+    used = [f"«{api}»" for api in _reached(reading, leaves)]
     used += [f"el módulo «{m}»" for m in sorted(reading.modules() - {"torch"})] if leaves else []
     if reading.unknown:
         flag(f"{asked}: su código no se puede leer entero ({reading.unknown[0]}).")
@@ -1095,8 +1083,8 @@ def flag_unless_autograd(student_fn, what, *, leaves=()):
         )
     elif used:
         flag(
-            f"{asked}: usa {used[0]}, que saca valores del grafo, y el calificador ve el gradiente que resulta, no "
-            "cómo se formó."
+            f"{asked}: usa {used[0]}, y con eso el gradiente puede no salir del grafo; el calificador ve el "
+            "gradiente que resulta, no cómo se formó."
         )
 
 

@@ -83,6 +83,24 @@ def named_object(dotted):
     return value
 
 
+def same_objects(names, apis):
+    """The dotted APIs of ``apis`` that a name reaches under another path (``torch.nn.modules.activation.F.softplus``
+    is ``torch.nn.functional.softplus``, ``torch.nn.Parameter.backward`` is ``torch.Tensor.backward``): compared as
+    objects, every prefix of every name."""
+    wanted = {}
+    for api in apis:
+        if not api.startswith(".") and (value := named_object(api)) is not None:
+            wanted[id(value)] = api
+    found = []
+    for name in names:
+        parts = name.split(".")
+        for end in range(2, len(parts) + 1):
+            value = named_object(".".join(parts[:end]))
+            if value is not None and id(value) in wanted and wanted[id(value)] not in found:
+                found.append(wanted[id(value)])
+    return found
+
+
 def under(dotted, prefixes):
     return any(dotted == p or dotted.startswith(f"{p}.") for p in prefixes)
 

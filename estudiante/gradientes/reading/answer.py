@@ -130,10 +130,7 @@ def _seeds(node, parent, dotted):
     """Whether ``node`` gives a backward pass a gradient of the code's own: ``y.backward(v)``,
     ``torch.autograd.grad(y, x, v)``, ``grad_outputs=v``, or such a function taken as a value (it may be called with
     anything)."""
-    # compared as objects: ``torch.nn.Parameter.backward`` is ``torch.Tensor.backward``
-    objects = [(allowlist.named_object(api), count) for api, count in SEEDABLE.items()]
-    found = [allowlist.named_object(name) for name in dotted]
-    before = [count for value, count in objects if value is not None and any(f is value for f in found)]
+    before = [SEEDABLE[api] for api in allowlist.same_objects(dotted, SEEDABLE)]
     if not before and isinstance(node, ast.Attribute) and node.attr == "backward" and not dotted:
         before = [0]  # a tensor's method: ``y.backward(v)``
     if not before:

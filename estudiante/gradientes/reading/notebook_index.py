@@ -32,7 +32,6 @@ class Notebook(HidingRules, ValueKinds):
         self.memo = {}  # what is asked of a function's locals, once per function and name
         raised, automagic = set(), []
         self._magic_code = set()  # the statements a code magic runs: %%capture and %%time may swallow their exception
-        self._added = set()  # the statements indexed so far
         for source in sources:
             prefiltered = isinstance(source, cell_sources.HistoryCell)  # (a magic already ran as one)
             module, reasons = cell_sources.parse(str(source), prefiltered)
@@ -139,9 +138,8 @@ class Notebook(HidingRules, ValueKinds):
         scope of its own (``own_scope``: %%timeit, a test cell) is read for what it does to the notebook's names,
         but the names it binds are its own. A cell run twice gets a copy of its parse (which is shared by text), so
         that each run has its own position; returns the module indexed."""
-        if any(id(unit) in self._added for unit in module.body):
+        if {id(unit) for unit in module.body} & {id(unit) for unit in self.units}:
             module = copy.deepcopy(module)
-        self._added.update(id(unit) for unit in module.body)
         scope = syntax.Scope(module, None) if own_scope else None
         for unit in module.body:
             self.units.append(unit)
